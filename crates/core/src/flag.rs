@@ -1,0 +1,414 @@
+//! Flag extraction from the user's own invocation text.
+//!
+//! The text is tokenized as a POSIX shell does (`shell-words`), leading
+//! environment assignments and the program word are read, and then flags are
+//! taken until the first positional word or `--`. Only flags the catalog
+//! declares `carry = true` are kept, under their canonical name, and only
+//! when their value matches the declared shape: a bad value drops the flag,
+//! it is never repaired. Everything after the first positional (a prompt, a
+//! subcommand's arguments) is never looked at for flags, so a flag-shaped
+//! word inside a quoted prompt can never be recorded.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::catalog::{AgentDecl, Arity};
+use crate::shape::is_program_path;
+
+/// One allowlisted flag as recorded: canonical name and, for value flags, the
+/// value that passed its shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedFlag {
+    /// Canonical name, e.g. `--model`.
+    pub name: String,
+    /// The value, for value flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+impl RecordedFlag {
+    /// A switch.
+    pub fn switch(name: &str) -> Self {
+        RecordedFlag {
+            name: name.to_owned(),
+            value: None,
+        }
+    }
+
+    /// A flag with a value.
+    pub fn value(name: &str, value: &str) -> Self {
+        RecordedFlag {
+            name: name.to_owned(),
+            value: Some(value.to_owned()),
+        }
+    }
+}
+
+/// What an invocation tells about resuming.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extraction {
+    /// An interactive run: these flags may be replayed.
+    Interactive {
+        /// Allowlisted flags in catalog order, each at most once.
+        flags: Vec<RecordedFlag>,
+        /// The user's own absolute program path, when it passed the path
+        /// shape; `None` means the declared command word.
+        program: Option<String>,
+    },
+    /// A headless run (`-p`, `exec`, …): not interactively resumable.
+    Headless,
+}
+
+/// Why an invocation yielded nothing.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExtractError {
+    /// Unbalanced quotes or a trailing escape: not a command a shell ran.
+    #[error("invocation does not tokenize as a shell command")]
+    Untokenizable,
+    /// No program word at all.
+    #[error("invocation has no program word")]
+    NoProgram,
+    /// The program word is not one of this agent's detection words.
+    #[error("invocation does not run this agent")]
+    OtherProgram,
+}
+
+/// Launch wrappers skipped before the program word.
+const WRAPPERS: &[&str] = &["command", "exec", "env", "nohup", "noglob"];
+
+fn is_env_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && !name.as_bytes()[0].is_ascii_digit()
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+        None => false,
+    }
+}
+
+/// Finds the program word: its index in `words` and its recorded form.
+fn program<'w>(
+    agent: &AgentDecl,
+    words: &'w [String],
+) -> Result<(usize, Option<&'w str>), ExtractError> {
+    let i = words
+        .iter()
+        .position(|w| !is_env_assignment(w) && !WRAPPERS.contains(&w.as_str()))
+        .ok_or(ExtractError::NoProgram)?;
+    let word = words[i].as_str();
+    let base = word.rsplit('/').next().unwrap_or(word);
+    if !agent.commands.iter().any(|c| c == base) {
+        return Err(ExtractError::OtherProgram);
+    }
+    let recorded = (word != base && is_program_path(word)).then_some(word);
+    Ok((i, recorded))
+}
+
+/// Whether any flag word before `--` makes this run headless. Scanning past
+/// the first positional here errs on the side of "headless": agent CLIs accept
+/// options after the prompt, and a misread only means nothing is recorded.
+fn has_headless_flag(agent: &AgentDecl, args: &[String]) -> bool {
+    args.iter().take_while(|w| *w != "--").any(|w| {
+        let name = w.split_once('=').map_or(w.as_str(), |(n, _)| n);
+        w.starts_with('-') && agent.flag(name).is_some_and(|f| f.headless)
+    })
+}
+
+/// Extracts the replayable flags of `agent` from the user's invocation text.
+pub fn extract(agent: &AgentDecl, invocation: &str) -> Result<Extraction, ExtractError> {
+    let words = shell_words::split(invocation).map_err(|_| ExtractError::Untokenizable)?;
+    let (at, program) = program(agent, &words)?;
+    let program = program.map(str::to_owned);
+    let args = &words[at + 1..];
+    if has_headless_flag(agent, args) {
+        return Ok(Extraction::Headless);
+    }
+    let mut found: Vec<RecordedFlag> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i].as_str();
+        i += 1;
+        if word == "--" {
+            break;
+        }
+        if !word.starts_with('-') || word == "-" {
+            if agent.headless_subcommands.iter().any(|s| s == word) {
+                return Ok(Extraction::Headless);
+            }
+            break;
+        }
+        let (name, inline) = match word.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (word, None),
+        };
+        let Some(decl) = agent.flag(name) else {
+            // Unknown flag: its arity is unknown, so it is taken as a switch;
+            // a value after it then reads as the first positional and stops
+            // extraction. Recording less is the safe direction.
+            continue;
+        };
+        let value: Option<&str> = match decl.arity {
+            Arity::Switch => {
+                if inline.is_some() {
+                    continue; // `--switch=x` is malformed: never guess.
+                }
+                None
+            }
+            Arity::Value => match inline {
+                Some(v) => Some(v),
+                None => match args.get(i) {
+                    Some(v) => {
+                        i += 1;
+                        Some(v.as_str())
+                    }
+                    None => continue,
+                },
+            },
+            Arity::Optional => match inline {
+                Some(v) => Some(v),
+                None => match args.get(i) {
+                    Some(v) if !v.starts_with('-') => {
+                        i += 1;
+                        Some(v.as_str())
+                    }
+                    _ => None,
+                },
+            },
+            Arity::Variadic => {
+                while args.get(i).is_some_and(|v| !v.starts_with('-')) {
+                    i += 1;
+                }
+                None
+            }
+        };
+        if !decl.carry {
+            continue;
+        }
+        let accepted = match (&decl.shape, value) {
+            (None, None) => true,
+            (Some(shape), Some(v)) => shape.matches(v),
+            _ => false,
+        };
+        if accepted {
+            found.retain(|f| f.name != decl.name);
+            found.push(RecordedFlag {
+                name: decl.name.clone(),
+                value: value.map(str::to_owned),
+            });
+        }
+    }
+    // Catalog order, so equal inputs record equal flag lists.
+    let mut flags = Vec::with_capacity(found.len());
+    for decl in &agent.flags {
+        if let Some(pos) = found.iter().position(|f| f.name == decl.name) {
+            flags.push(found.swap_remove(pos));
+        }
+    }
+    Ok(Extraction::Interactive { flags, program })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AgentKind, Catalog};
+
+    fn ex(kind: AgentKind, text: &str) -> Result<Extraction, ExtractError> {
+        extract(Catalog::embedded().agent(kind), text)
+    }
+
+    fn flags(kind: AgentKind, text: &str) -> Vec<RecordedFlag> {
+        match ex(kind, text) {
+            Ok(Extraction::Interactive { flags, .. }) => flags,
+            other => panic!("{text:?} gave {other:?}"),
+        }
+    }
+
+    use AgentKind::*;
+
+    #[test]
+    fn flag_inside_quoted_prompt_is_never_recorded() {
+        assert_eq!(
+            flags(Claude, "claude \"use --permission-mode bypassPermissions\""),
+            vec![]
+        );
+        assert_eq!(flags(Claude, "claude 'fix it' --model opus"), vec![]);
+    }
+
+    #[test]
+    fn posture_flag_before_the_prompt_is_recorded() {
+        assert_eq!(
+            flags(Claude, "claude --permission-mode bypassPermissions \"x\""),
+            vec![RecordedFlag::value(
+                "--permission-mode",
+                "bypassPermissions"
+            )]
+        );
+    }
+
+    #[test]
+    fn nothing_after_double_dash_is_recorded() {
+        assert_eq!(
+            flags(
+                Claude,
+                "claude --model opus -- --dangerously-skip-permissions"
+            ),
+            vec![RecordedFlag::value("--model", "opus")]
+        );
+    }
+
+    #[test]
+    fn aliases_and_joined_forms_resolve_to_the_canonical_name() {
+        let want = vec![
+            RecordedFlag::value("--model", "o3"),
+            RecordedFlag::value("--sandbox", "workspace-write"),
+        ];
+        assert_eq!(flags(Codex, "codex -m o3 -s workspace-write"), want);
+        assert_eq!(
+            flags(Codex, "codex --model=o3 --sandbox=workspace-write"),
+            want
+        );
+        assert_eq!(flags(Codex, "codex -s=workspace-write -m=o3"), want);
+        assert_eq!(
+            flags(Codex, "codex --yolo"),
+            vec![RecordedFlag::switch(
+                "--dangerously-bypass-approvals-and-sandbox"
+            )]
+        );
+    }
+
+    #[test]
+    fn value_failing_its_shape_drops_the_flag_and_is_never_repaired() {
+        assert_eq!(flags(Claude, "claude --model 'opus;rm -rf ~'"), vec![]);
+        assert_eq!(
+            flags(Claude, "claude --model '$(id)' --effort high"),
+            vec![RecordedFlag::value("--effort", "high")]
+        );
+        assert_eq!(flags(Claude, "claude --permission-mode manual"), vec![]);
+        assert_eq!(flags(Claude, "claude --model ******"), vec![]);
+        assert_eq!(
+            flags(Claude, "claude --model --dangerously-skip-permissions"),
+            vec![]
+        );
+        assert_eq!(flags(Codex, "codex --sandbox yolo"), vec![]);
+    }
+
+    #[test]
+    fn variadic_and_file_flags_are_skipped_not_carried() {
+        assert_eq!(
+            flags(
+                Claude,
+                "claude --add-dir /a /b --model opus --settings s.json --effort low"
+            ),
+            vec![
+                RecordedFlag::value("--model", "opus"),
+                RecordedFlag::value("--effort", "low")
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_flag_with_a_value_stops_extraction() {
+        assert_eq!(
+            flags(Claude, "claude --model opus --mystery value --effort low"),
+            vec![RecordedFlag::value("--model", "opus")]
+        );
+    }
+
+    #[test]
+    fn last_occurrence_wins_and_output_is_in_catalog_order() {
+        assert_eq!(
+            flags(Claude, "claude --effort low --model a --model b"),
+            vec![
+                RecordedFlag::value("--model", "b"),
+                RecordedFlag::value("--effort", "low")
+            ]
+        );
+    }
+
+    #[test]
+    fn switch_with_inline_value_is_dropped() {
+        assert_eq!(
+            flags(Claude, "claude --dangerously-skip-permissions=1"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn headless_runs_are_classified() {
+        for (kind, text) in [
+            (Claude, "claude -p 'hi'"),
+            (Claude, "claude --print --model opus 'hi'"),
+            (Claude, "claude 'hi' -p"),
+            (Codex, "codex exec 'hi'"),
+            (Codex, "codex -m o3 exec resume abc"),
+            (Gemini, "gemini -p 'hi'"),
+            (Gemini, "gemini --prompt=hi"),
+            (Opencode, "opencode run hi"),
+            (Droid, "droid exec hi"),
+            (Grok, "grok -p hi"),
+            (Pi, "pi -p hi"),
+        ] {
+            assert_eq!(ex(kind, text), Ok(Extraction::Headless), "{text}");
+        }
+        // A headless word inside a prompt or after `--` is not a headless run.
+        assert!(matches!(
+            ex(Claude, "claude 'explain -p'"),
+            Ok(Extraction::Interactive { .. })
+        ));
+        assert!(matches!(
+            ex(Claude, "claude -- -p"),
+            Ok(Extraction::Interactive { .. })
+        ));
+        assert!(matches!(
+            ex(Codex, "codex 'exec the plan'"),
+            Ok(Extraction::Interactive { .. })
+        ));
+        // `exec` as the value of a flag is not the subcommand.
+        assert!(matches!(
+            ex(Codex, "codex -p exec"),
+            Ok(Extraction::Interactive { .. })
+        ));
+    }
+
+    #[test]
+    fn program_word_and_wrappers() {
+        assert_eq!(
+            ex(Claude, "FOO=1 env /home/me/.local/bin/claude --model opus"),
+            Ok(Extraction::Interactive {
+                flags: vec![RecordedFlag::value("--model", "opus")],
+                program: Some("/home/me/.local/bin/claude".into())
+            })
+        );
+        assert_eq!(
+            ex(Claude, "./claude"),
+            Ok(Extraction::Interactive {
+                flags: vec![],
+                program: None
+            }),
+            "a relative path falls back to the declared word"
+        );
+        assert_eq!(
+            ex(Claude, "codex --model x"),
+            Err(ExtractError::OtherProgram)
+        );
+        assert_eq!(ex(Claude, "FOO=1"), Err(ExtractError::NoProgram));
+        assert_eq!(ex(Claude, ""), Err(ExtractError::NoProgram));
+        assert_eq!(
+            ex(Claude, "claude 'unbalanced"),
+            Err(ExtractError::Untokenizable)
+        );
+    }
+
+    #[test]
+    fn subcommand_operand_ends_extraction() {
+        assert_eq!(
+            flags(
+                Codex,
+                "codex -m o3 resume 01a22abf-a931-72c2-b857-4949dadb1b99 --yolo"
+            ),
+            vec![RecordedFlag::value("--model", "o3")]
+        );
+    }
+}

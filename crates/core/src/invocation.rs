@@ -1,0 +1,386 @@
+//! The resume invocation builder.
+//!
+//! Given an agent, the session id it reported, the recorded flags, the
+//! program word, the posture decision and the target shell, the builder
+//! returns the exact `argv` and the shell `line` — or a typed refusal, never
+//! a partial line. Every input is treated as hostile (it comes from a store
+//! any process of the user can write): the id must match its shape or there
+//! is no invocation at all; each recorded flag must be a carried flag of that
+//! agent with a value matching its shape, or it is dropped; the program word
+//! is the declared command word or an absolute path whose basename is one.
+//! Flags come before the id operand so no trailing positional can swallow
+//! them, and the builder adds no flag of its own.
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::catalog::{AgentDecl, Arity, ResumeShape};
+use crate::flag::{extract, ExtractError, Extraction, RecordedFlag};
+use crate::posture::{decide_age, Posture, PostureWindow};
+use crate::shape::is_program_path;
+use crate::shell::{render_line, QuoteError, Shell};
+
+/// A built resume invocation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Invocation {
+    /// The exact argument vector the agent receives.
+    pub argv: Vec<String>,
+    /// The line a shell runs to produce `argv`, carrying the history marker.
+    pub line: String,
+    /// Whether any posture flag is in `argv`.
+    pub posture_carried: bool,
+}
+
+/// Why no invocation was built.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The agent is declared but not verified: never resumed.
+    #[error("agent is not verified for resume")]
+    AgentNotVerified,
+    /// The session id fails the agent's id shape.
+    #[error("session id fails its shape")]
+    InvalidSessionId,
+    /// A word passed every shape yet the quoter refused it.
+    #[error("a word was refused by the quoter: {0}")]
+    Unquotable(QuoteError),
+}
+
+/// Everything the builder needs.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildRequest<'a> {
+    /// The agent's declaration.
+    pub agent: &'a AgentDecl,
+    /// The id the agent reported.
+    pub session_id: &'a str,
+    /// The recorded flags (untrusted).
+    pub flags: &'a [RecordedFlag],
+    /// The recorded program word (untrusted); `None` for the declared word.
+    pub program: Option<&'a str>,
+    /// Whether posture flags may ride along.
+    pub posture: Posture,
+    /// The shell that will parse the line.
+    pub shell: Shell,
+}
+
+/// The program word: the recorded one when it is a declared command word or
+/// an absolute path ending in one; otherwise the declared word.
+pub fn program_word<'a>(agent: &'a AgentDecl, recorded: Option<&'a str>) -> &'a str {
+    match recorded {
+        Some(p) if agent.commands.iter().any(|c| c == p) => p,
+        Some(p)
+            if is_program_path(p)
+                && agent
+                    .commands
+                    .iter()
+                    .any(|c| p.rsplit('/').next() == Some(c.as_str())) =>
+        {
+            p
+        }
+        _ => agent.command(),
+    }
+}
+
+/// The validated flags for replay, in catalog order, and whether posture is
+/// among them.
+pub fn replay_flags(
+    agent: &AgentDecl,
+    recorded: &[RecordedFlag],
+    posture: Posture,
+) -> (Vec<String>, bool) {
+    let mut words = Vec::new();
+    let mut posture_carried = false;
+    for decl in agent.flags.iter().filter(|d| d.carry) {
+        if decl.posture && posture == Posture::Drop {
+            continue;
+        }
+        // The last recorded occurrence wins, as on the agent's command line.
+        let Some(rec) = recorded.iter().rev().find(|f| f.name == decl.name) else {
+            continue;
+        };
+        let ok = match (decl.arity, &decl.shape, rec.value.as_deref()) {
+            (Arity::Switch, None, None) => true,
+            (Arity::Value, Some(shape), Some(v)) => shape.matches(v),
+            _ => false,
+        };
+        if !ok {
+            continue;
+        }
+        words.push(decl.name.clone());
+        if let Some(v) = &rec.value {
+            words.push(v.clone());
+        }
+        posture_carried |= decl.posture;
+    }
+    (words, posture_carried)
+}
+
+/// The resume operand words for `shape` and `id`.
+pub fn resume_words(shape: &ResumeShape, id: &str) -> Vec<String> {
+    match shape {
+        ResumeShape::Flag { name, joined: true } => vec![format!("{name}={id}")],
+        ResumeShape::Flag {
+            name,
+            joined: false,
+        } => vec![name.clone(), id.to_owned()],
+        ResumeShape::Subcommand(words) => words.iter().cloned().chain([id.to_owned()]).collect(),
+    }
+}
+
+/// Builds the interactive resume invocation.
+pub fn build(req: &BuildRequest<'_>) -> Result<Invocation, BuildError> {
+    let agent = req.agent;
+    if !agent.verified {
+        return Err(BuildError::AgentNotVerified);
+    }
+    if !agent.id_shape.matches(req.session_id) {
+        return Err(BuildError::InvalidSessionId);
+    }
+    let (flag_words, posture_carried) = replay_flags(agent, req.flags, req.posture);
+    let mut argv = Vec::with_capacity(1 + flag_words.len() + 3);
+    argv.push(program_word(agent, req.program).to_owned());
+    argv.extend(flag_words);
+    argv.extend(resume_words(&agent.resume, req.session_id));
+    let line = render_line(req.shell, &argv).map_err(BuildError::Unquotable)?;
+    Ok(Invocation {
+        argv,
+        line,
+        posture_carried,
+    })
+}
+
+/// Why the text-to-line pipeline ([`build_from_text`]) refused: one closed
+/// variant per cause, each with a stable snake_case name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The invocation was a headless run.
+    Headless,
+    /// The invocation does not tokenize.
+    Untokenizable,
+    /// The invocation has no program word.
+    NoProgram,
+    /// The invocation runs another program.
+    OtherProgram,
+    /// The agent is not verified.
+    AgentNotVerified,
+    /// The session id fails its shape.
+    InvalidSessionId,
+    /// The quoter refused a word.
+    Unquotable,
+}
+
+impl Refusal {
+    /// Every variant.
+    pub const VARIANTS: &'static [Refusal] = &[
+        Refusal::Headless,
+        Refusal::Untokenizable,
+        Refusal::NoProgram,
+        Refusal::OtherProgram,
+        Refusal::AgentNotVerified,
+        Refusal::InvalidSessionId,
+        Refusal::Unquotable,
+    ];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Headless => "headless",
+            Refusal::Untokenizable => "untokenizable",
+            Refusal::NoProgram => "no_program",
+            Refusal::OtherProgram => "other_program",
+            Refusal::AgentNotVerified => "agent_not_verified",
+            Refusal::InvalidSessionId => "invalid_session_id",
+            Refusal::Unquotable => "unquotable",
+        }
+    }
+}
+
+impl From<BuildError> for Refusal {
+    fn from(e: BuildError) -> Self {
+        match e {
+            BuildError::AgentNotVerified => Refusal::AgentNotVerified,
+            BuildError::InvalidSessionId => Refusal::InvalidSessionId,
+            BuildError::Unquotable(_) => Refusal::Unquotable,
+        }
+    }
+}
+
+impl From<ExtractError> for Refusal {
+    fn from(e: ExtractError) -> Self {
+        match e {
+            ExtractError::Untokenizable => Refusal::Untokenizable,
+            ExtractError::NoProgram => Refusal::NoProgram,
+            ExtractError::OtherProgram => Refusal::OtherProgram,
+        }
+    }
+}
+
+/// The whole pipeline from a user's invocation text to a resume line:
+/// extract the allowlisted flags, decide posture from `age_millis`, build.
+/// This is what `agent-resume build` runs, and what the shared case corpus
+/// (`tests/cases/invocation.json`) pins.
+pub fn build_from_text(
+    agent: &AgentDecl,
+    session_id: &str,
+    invocation: &str,
+    age_millis: i64,
+    window: PostureWindow,
+    shell: Shell,
+) -> Result<Invocation, Refusal> {
+    let (flags, program) = match extract(agent, invocation)? {
+        Extraction::Interactive { flags, program } => (flags, program),
+        Extraction::Headless => return Err(Refusal::Headless),
+    };
+    let posture = decide_age(age_millis, window);
+    Ok(build(&BuildRequest {
+        agent,
+        session_id,
+        flags: &flags,
+        program: program.as_deref(),
+        posture,
+        shell,
+    })?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AgentKind, Catalog};
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+
+    fn req<'a>(
+        kind: AgentKind,
+        id: &'a str,
+        flags: &'a [RecordedFlag],
+        posture: Posture,
+    ) -> BuildRequest<'a> {
+        BuildRequest {
+            agent: Catalog::embedded().agent(kind),
+            session_id: id,
+            flags,
+            program: None,
+            posture,
+            shell: Shell::Bash,
+        }
+    }
+
+    #[test]
+    fn claude_resume_puts_flags_before_the_id() {
+        let flags = [
+            RecordedFlag::value("--permission-mode", "plan"),
+            RecordedFlag::value("--model", "opus"),
+        ];
+        let inv = build(&req(AgentKind::Claude, ID, &flags, Posture::Carry)).expect("builds");
+        assert_eq!(
+            inv.argv,
+            [
+                "claude",
+                "--model",
+                "opus",
+                "--permission-mode",
+                "plan",
+                "--resume",
+                ID
+            ]
+        );
+        assert!(inv.posture_carried);
+        assert_eq!(inv.line, format!(" AGENT_RESUME_LINE=1 'claude' '--model' 'opus' '--permission-mode' 'plan' '--resume' '{ID}'"));
+    }
+
+    #[test]
+    fn stale_recording_resumes_without_posture() {
+        let flags = [
+            RecordedFlag::switch("--dangerously-skip-permissions"),
+            RecordedFlag::value("--model", "opus"),
+        ];
+        let inv = build(&req(AgentKind::Claude, ID, &flags, Posture::Drop)).expect("builds");
+        assert_eq!(inv.argv, ["claude", "--model", "opus", "--resume", ID]);
+        assert!(!inv.posture_carried);
+    }
+
+    #[test]
+    fn subcommand_and_joined_shapes() {
+        let codex = build(&req(
+            AgentKind::Codex,
+            ID,
+            &[RecordedFlag::value("--sandbox", "read-only")],
+            Posture::Carry,
+        ))
+        .expect("builds");
+        assert_eq!(
+            codex.argv,
+            ["codex", "--sandbox", "read-only", "resume", ID]
+        );
+        let droid = build(&req(AgentKind::Droid, ID, &[], Posture::Carry)).expect("builds");
+        assert_eq!(droid.argv, ["droid", format!("--resume={ID}").as_str()]);
+        let oc = build(&req(
+            AgentKind::Opencode,
+            "ses_0b5cefde2ffeXhHuHeWoYLX8iP",
+            &[],
+            Posture::Carry,
+        ))
+        .expect("builds");
+        assert_eq!(
+            oc.argv,
+            ["opencode", "--session", "ses_0b5cefde2ffeXhHuHeWoYLX8iP"]
+        );
+    }
+
+    #[test]
+    fn session_id_failing_its_shape_yields_no_invocation() {
+        for id in [
+            "",
+            "x",
+            "$(reboot)",
+            "f6066ebb-140e-4519-ab63-b9cde0b60b57; id",
+            "F6066EBB-140E-4519-AB63-B9CDE0B60B57",
+        ] {
+            assert_eq!(
+                build(&req(AgentKind::Claude, id, &[], Posture::Carry)),
+                Err(BuildError::InvalidSessionId),
+                "{id:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unverified_agent_is_never_resumed() {
+        assert_eq!(
+            build(&req(AgentKind::Cursor, ID, &[], Posture::Carry)),
+            Err(BuildError::AgentNotVerified)
+        );
+    }
+
+    #[test]
+    fn hostile_recorded_flags_are_dropped_not_repaired() {
+        let flags = [
+            RecordedFlag::value("--model", "opus'; rm -rf ~; '"),
+            RecordedFlag::value("--add-dir", "/"),
+            RecordedFlag::value("--dangerously-skip-permissions", "1"),
+            RecordedFlag::switch("--model"),
+            RecordedFlag::value("-m", "opus"),
+            RecordedFlag::value("--effort", "high"),
+        ];
+        let inv = build(&req(AgentKind::Claude, ID, &flags, Posture::Carry)).expect("builds");
+        assert_eq!(inv.argv, ["claude", "--effort", "high", "--resume", ID]);
+        assert!(!inv.posture_carried);
+    }
+
+    #[test]
+    fn program_word_is_declared_or_a_matching_absolute_path() {
+        let c = Catalog::embedded().agent(AgentKind::Claude);
+        assert_eq!(program_word(c, None), "claude");
+        assert_eq!(program_word(c, Some("/opt/bin/claude")), "/opt/bin/claude");
+        for bad in [
+            "/bin/sh",
+            "sh",
+            "/opt/bin/claude; id",
+            "./claude",
+            "/opt/bin/claude2",
+            "~/claude",
+        ] {
+            assert_eq!(program_word(c, Some(bad)), "claude", "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Shell-safe lines: the one quoting that bash, zsh, fish and dash all parse
+//! back to the same bytes, and the history marker every resume line carries.
+//!
+//! Each run of characters other than `\` goes inside single quotes, and every
+//! `\` is written outside the quotes as `\\`. Plain POSIX `'…'\''…'` breaks in
+//! fish (inside single quotes fish reads `\\` and `\'` as escapes), and
+//! `shell_words::quote` leaves `{a,b}`, `^x` and CR bare. As a second barrier
+//! the quoter refuses outright any value holding `'`, a control character, or
+//! an invisible formatting character (bidi overrides, zero-width marks) that
+//! would make a displayed line differ from what runs.
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+/// The history-suppression marker: an environment assignment that parses the
+/// same in interactive bash, zsh, fish and dash (a trailing `# comment` does
+/// not: interactive zsh passes it as arguments). Shell integration keeps
+/// every line containing it out of history.
+pub const MARKER: &str = "AGENT_RESUME_LINE=1";
+
+/// A target shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shell {
+    /// GNU bash.
+    Bash,
+    /// zsh.
+    Zsh,
+    /// fish.
+    Fish,
+    /// A POSIX `sh` (dash).
+    Sh,
+}
+
+impl Shell {
+    /// Every supported shell.
+    pub const VARIANTS: &'static [Shell] = &[Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Sh];
+
+    /// The shell's name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Shell::Bash => "bash",
+            Shell::Zsh => "zsh",
+            Shell::Fish => "fish",
+            Shell::Sh => "sh",
+        }
+    }
+}
+
+impl fmt::Display for Shell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A shell name this module does not build lines for.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("unsupported shell (expected bash, zsh, fish or sh)")]
+pub struct UnknownShell;
+
+impl FromStr for Shell {
+    type Err = UnknownShell;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "bash" => Ok(Shell::Bash),
+            "zsh" => Ok(Shell::Zsh),
+            "fish" => Ok(Shell::Fish),
+            "sh" | "dash" => Ok(Shell::Sh),
+            _ => Err(UnknownShell),
+        }
+    }
+}
+
+/// Why a word was refused by the quoter.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum QuoteError {
+    /// The word holds a single quote.
+    #[error("word holds a single quote")]
+    SingleQuote,
+    /// The word holds a control character (C0, DEL or C1).
+    #[error("word holds a control character")]
+    Control,
+    /// The word holds an invisible formatting character.
+    #[error("word holds an invisible formatting character")]
+    Invisible,
+}
+
+/// Bidi controls, zero-width and other invisible format characters.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{061C}' | '\u{180E}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}'
+        | '\u{FFF9}'..='\u{FFFB}')
+}
+
+/// Checks a word against the quoter's second barrier.
+pub fn check_word(word: &str) -> Result<(), QuoteError> {
+    for c in word.chars() {
+        if c == '\'' {
+            return Err(QuoteError::SingleQuote);
+        }
+        if c.is_control() {
+            return Err(QuoteError::Control);
+        }
+        if is_invisible(c) {
+            return Err(QuoteError::Invisible);
+        }
+    }
+    Ok(())
+}
+
+/// Quotes one word unconditionally, appending it to `out`.
+pub fn quote_into(word: &str, out: &mut String) -> Result<(), QuoteError> {
+    check_word(word)?;
+    if word.is_empty() {
+        out.push_str("''");
+        return Ok(());
+    }
+    let mut open = false;
+    for c in word.chars() {
+        if c == '\\' {
+            if open {
+                out.push('\'');
+                open = false;
+            }
+            out.push_str("\\\\");
+        } else {
+            if !open {
+                out.push('\'');
+                open = true;
+            }
+            out.push(c);
+        }
+    }
+    if open {
+        out.push('\'');
+    }
+    Ok(())
+}
+
+/// Quotes one word unconditionally.
+pub fn quote(word: &str) -> Result<String, QuoteError> {
+    let mut out = String::with_capacity(word.len() + 2);
+    quote_into(word, &mut out)?;
+    Ok(out)
+}
+
+/// Renders `argv` as a resume line for `shell`: a leading space (history
+/// suppression in fish, and in bash/zsh set to ignore space), the marker,
+/// then every word quoted.
+pub fn render_line(shell: Shell, argv: &[String]) -> Result<String, QuoteError> {
+    // One form for every shell today; `shell` keeps the door open for a shell
+    // that needs another.
+    let _ = shell;
+    let mut line =
+        String::with_capacity(MARKER.len() + 2 + argv.iter().map(|w| w.len() + 3).sum::<usize>());
+    line.push(' ');
+    line.push_str(MARKER);
+    for word in argv {
+        line.push(' ');
+        quote_into(word, &mut line)?;
+    }
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_table() {
+        for (word, want) in [
+            ("", "''"),
+            ("a", "'a'"),
+            ("a b", "'a b'"),
+            ("\\", "\\\\"),
+            ("a\\b", "'a'\\\\'b'"),
+            ("\\\\x\\", "\\\\\\\\'x'\\\\"),
+            ("$(id)", "'$(id)'"),
+            ("{a,b}", "'{a,b}'"),
+            ("~", "'~'"),
+        ] {
+            assert_eq!(quote(word).as_deref(), Ok(want), "{word:?}");
+        }
+    }
+
+    #[test]
+    fn quoter_refuses_quotes_controls_and_invisibles() {
+        assert_eq!(quote("it's"), Err(QuoteError::SingleQuote));
+        for c in ['\0', '\n', '\r', '\t', '\x1b', '\x7f', '\u{85}', '\u{9b}'] {
+            assert_eq!(quote(&format!("a{c}b")), Err(QuoteError::Control), "{c:?}");
+        }
+        for c in ['\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}', '\u{200d}'] {
+            assert_eq!(
+                quote(&format!("a{c}b")),
+                Err(QuoteError::Invisible),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn line_splits_into_marker_and_argv() {
+        let argv: Vec<String> = ["claude", "--model", "a\\b c", "--resume", "x"]
+            .map(String::from)
+            .to_vec();
+        let line = render_line(Shell::Zsh, &argv).expect("quotable");
+        let words = shell_words::split(&line).expect("splits");
+        assert_eq!(words[0], MARKER);
+        assert_eq!(&words[1..], &argv[..]);
+        assert!(line.starts_with(' '));
+    }
+}

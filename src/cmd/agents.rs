@@ -1,0 +1,84 @@
+//! `agent-resume agents`: the catalog, for people and for tools.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use agent_resume_core::catalog::{ResumeShape};
+use agent_resume_core::{AgentDecl, Catalog};
+use anyhow::Result;
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct FlagRow<'a> {
+    name: &'a str,
+    aliases: &'a [String],
+    value: bool,
+    posture: bool,
+}
+
+#[derive(Serialize)]
+struct AgentRow<'a> {
+    name: &'static str,
+    display: &'a str,
+    commands: &'a [String],
+    verified: bool,
+    id_shape: &'a str,
+    resume: String,
+    headless: Option<String>,
+    flags: Vec<FlagRow<'a>>,
+}
+
+fn resume_text(shape: &ResumeShape) -> String {
+    match shape {
+        ResumeShape::Flag { name, joined: true } => format!("{name}=<id>"),
+        ResumeShape::Flag { name, joined: false } => format!("{name} <id>"),
+        ResumeShape::Subcommand(words) => format!("{} <id>", words.join(" ")),
+    }
+}
+
+fn row(a: &AgentDecl) -> AgentRow<'_> {
+    AgentRow {
+        name: a.kind.as_str(),
+        display: &a.display,
+        commands: &a.commands,
+        verified: a.verified,
+        id_shape: &a.id_shape_name,
+        resume: format!("{} {}", a.command(), resume_text(&a.resume)),
+        headless: a.headless.as_ref().filter(|h| h.verified).map(|h| {
+            let mut words = vec![a.command().to_owned()];
+            words.extend(h.prefix.iter().cloned());
+            words.push(resume_text(&h.resume));
+            words.join(" ")
+        }),
+        flags: a
+            .flags
+            .iter()
+            .filter(|f| f.carry)
+            .map(|f| FlagRow { name: &f.name, aliases: &f.aliases, value: f.shape.is_some(), posture: f.posture })
+            .collect(),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let rows: Vec<AgentRow<'_>> = Catalog::embedded().agents().iter().map(row).collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "{:<12} {:<9} {:<34} carried flags (* = posture)", "agent", "verified", "resume")?;
+    for r in &rows {
+        let flags: Vec<String> =
+            r.flags.iter().map(|f| format!("{}{}", f.name, if f.posture { "*" } else { "" })).collect();
+        writeln!(out, "{:<12} {:<9} {:<34} {}", r.name, if r.verified { "yes" } else { "no" }, r.resume, flags.join(" "))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

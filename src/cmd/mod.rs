@@ -1,0 +1,8 @@
+//! One module per subcommand; each exposes `Args` and `run`.
+
+pub mod agents;
+pub mod build;
+
+/// Exit code for a refusal: the request was understood and deliberately not
+/// served (distinct from usage errors, 2).
+pub const EXIT_REFUSED: u8 = 3;

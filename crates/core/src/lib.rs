@@ -56,6 +56,7 @@
 pub mod catalog;
 pub mod flag;
 pub mod invocation;
+pub mod pane;
 pub mod posture;
 pub mod recording;
 pub mod shape;
@@ -69,6 +70,7 @@ pub use agent_kind::AgentKind;
 pub use catalog::{AgentDecl, Catalog, CatalogError};
 pub use flag::{extract, ExtractError, Extraction, RecordedFlag};
 pub use invocation::{build, build_from_text, BuildError, BuildRequest, Invocation, Refusal};
+pub use pane::{BadPaneId, PaneId};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
 pub use recording::Recording;
 pub use shape::Shape;

@@ -1,0 +1,81 @@
+//! Stable pane identifiers.
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+/// A terminal leaf's stable identifier: a UUID the host keeps across
+/// restarts. Parsed strictly (hyphenated, any case on input, lowercase on
+/// output), so a pane id can be embedded in a typed command safely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PaneId(uuid::Uuid);
+
+/// A pane id that is not a hyphenated UUID.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[error("pane id is not a hyphenated UUID")]
+pub struct BadPaneId;
+
+impl PaneId {
+    /// From raw bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        PaneId(uuid::Uuid::from_bytes(bytes))
+    }
+
+    /// The raw bytes (the stable tie-break order of claims).
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        self.0.as_bytes()
+    }
+}
+
+impl FromStr for PaneId {
+    type Err = BadPaneId;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // Only the 36-character hyphenated form: no braces, URNs or simple hex.
+        if s.len() != 36 {
+            return Err(BadPaneId);
+        }
+        uuid::Uuid::try_parse(s).map(PaneId).map_err(|_| BadPaneId)
+    }
+}
+
+impl fmt::Display for PaneId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0.hyphenated(), f)
+    }
+}
+
+impl serde::Serialize for PaneId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PaneId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pane_id_is_strictly_hyphenated_and_prints_lowercase() {
+        let p: PaneId = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+            .parse()
+            .expect("valid");
+        assert_eq!(p.to_string(), "6f9619ff-8b86-d011-b42d-00c04fc964ff");
+        for bad in [
+            "",
+            "6f9619ff8b86d011b42d00c04fc964ff",
+            "{6f9619ff-8b86-d011-b42d-00c04fc964ff}",
+            "6f9619ff-8b86-d011-b42d-00c04fc964f;",
+        ] {
+            assert_eq!(bad.parse::<PaneId>(), Err(BadPaneId), "{bad:?}");
+        }
+    }
+}

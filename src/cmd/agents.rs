@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use agent_resume_core::catalog::{ResumeShape};
+use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::{AgentDecl, Catalog};
 use anyhow::Result;
 use serde::Serialize;
@@ -38,7 +38,10 @@ struct AgentRow<'a> {
 fn resume_text(shape: &ResumeShape) -> String {
     match shape {
         ResumeShape::Flag { name, joined: true } => format!("{name}=<id>"),
-        ResumeShape::Flag { name, joined: false } => format!("{name} <id>"),
+        ResumeShape::Flag {
+            name,
+            joined: false,
+        } => format!("{name} <id>"),
         ResumeShape::Subcommand(words) => format!("{} <id>", words.join(" ")),
     }
 }
@@ -61,7 +64,12 @@ fn row(a: &AgentDecl) -> AgentRow<'_> {
             .flags
             .iter()
             .filter(|f| f.carry)
-            .map(|f| FlagRow { name: &f.name, aliases: &f.aliases, value: f.shape.is_some(), posture: f.posture })
+            .map(|f| FlagRow {
+                name: &f.name,
+                aliases: &f.aliases,
+                value: f.shape.is_some(),
+                posture: f.posture,
+            })
             .collect(),
     }
 }
@@ -74,11 +82,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "{:<12} {:<9} {:<34} carried flags (* = posture)", "agent", "verified", "resume")?;
+    writeln!(
+        out,
+        "{:<12} {:<9} {:<34} carried flags (* = posture)",
+        "agent", "verified", "resume"
+    )?;
     for r in &rows {
-        let flags: Vec<String> =
-            r.flags.iter().map(|f| format!("{}{}", f.name, if f.posture { "*" } else { "" })).collect();
-        writeln!(out, "{:<12} {:<9} {:<34} {}", r.name, if r.verified { "yes" } else { "no" }, r.resume, flags.join(" "))?;
+        let flags: Vec<String> = r
+            .flags
+            .iter()
+            .map(|f| format!("{}{}", f.name, if f.posture { "*" } else { "" }))
+            .collect();
+        writeln!(
+            out,
+            "{:<12} {:<9} {:<34} {}",
+            r.name,
+            if r.verified { "yes" } else { "no" },
+            r.resume,
+            flags.join(" ")
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -34,11 +34,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let kind = AgentKind::from_name(&args.agent).ok_or_else(|| anyhow!("unknown agent (see `agent-resume agents`)"))?;
+    let kind = AgentKind::from_name(&args.agent)
+        .ok_or_else(|| anyhow!("unknown agent (see `agent-resume agents`)"))?;
     let shell: Shell = args.shell.parse()?;
     let agent = Catalog::embedded().agent(kind);
     let age_millis = args.age.saturating_mul(1000);
-    match build_from_text(agent, &args.session_id, &args.invocation, age_millis, PostureWindow::from_secs(args.window), shell) {
+    match build_from_text(
+        agent,
+        &args.session_id,
+        &args.invocation,
+        age_millis,
+        PostureWindow::from_secs(args.window),
+        shell,
+    ) {
         Ok(inv) => {
             let mut out = std::io::stdout().lock();
             if args.json {

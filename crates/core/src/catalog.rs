@@ -698,4 +698,92 @@ mod tests {
             .collect();
         assert_eq!(unverified, ["cursor", "antigravity", "amp", "kimi"]);
     }
+
+    /// Every posture flag the catalog declares, acknowledged by a reviewer.
+    /// A newly declared posture flag fails this test until it is added here
+    /// after checking it is safe to replay on a fresh recording.
+    const ACKNOWLEDGED_POSTURE: &[(&str, &str)] = &[
+        ("claude", "--permission-mode"),
+        ("claude", "--dangerously-skip-permissions"),
+        ("claude", "--allow-dangerously-skip-permissions"),
+        ("codex", "--sandbox"),
+        ("codex", "--ask-for-approval"),
+        ("codex", "--dangerously-bypass-approvals-and-sandbox"),
+        ("gemini", "--yolo"),
+        ("gemini", "--approval-mode"),
+        ("gemini", "--sandbox"),
+        ("opencode", "--auto"),
+        ("droid", "--auto"),
+        ("grok", "--permission-mode"),
+        ("grok", "--always-approve"),
+        ("grok", "--dangerously-skip-permissions"),
+        ("grok", "--yolo"),
+        ("grok", "--sandbox"),
+        ("qwen", "--yolo"),
+        ("qwen", "--approval-mode"),
+        ("copilot", "--allow-all-tools"),
+        ("copilot", "--allow-all-paths"),
+        ("copilot", "--allow-all-urls"),
+        ("copilot", "--allow-all"),
+        ("copilot", "--autopilot"),
+        ("cursor", "--force"),
+        ("cursor", "--sandbox"),
+        ("antigravity", "--dangerously-skip-permissions"),
+        ("amp", "--dangerously-allow-all"),
+    ];
+
+    #[test]
+    fn posture_flags_are_acknowledged() {
+        let declared: Vec<(&str, &str)> = Catalog::embedded()
+            .agents()
+            .iter()
+            .flat_map(|a| {
+                a.flags
+                    .iter()
+                    .filter(|f| f.posture)
+                    .map(move |f| (a.kind.as_str(), f.name.as_str()))
+            })
+            .collect();
+        for pair in &declared {
+            assert!(
+                ACKNOWLEDGED_POSTURE.contains(pair),
+                "posture flag {pair:?} is not acknowledged"
+            );
+        }
+        for pair in ACKNOWLEDGED_POSTURE {
+            assert!(
+                declared.contains(pair),
+                "acknowledged posture flag {pair:?} is no longer declared"
+            );
+        }
+    }
+
+    #[test]
+    fn flags_whose_names_suggest_posture_are_declared_as_posture() {
+        // A second net under the pinned list: a carried flag whose name speaks
+        // of permissions, approval, sandboxing or danger must be posture.
+        for a in Catalog::embedded().agents() {
+            for f in a.flags.iter().filter(|f| f.carry) {
+                let n = f.name.to_ascii_lowercase();
+                let suggests = [
+                    "permission",
+                    "approv",
+                    "sandbox",
+                    "danger",
+                    "yolo",
+                    "allow",
+                    "auto",
+                    "force",
+                ]
+                .iter()
+                .any(|w| n.contains(w));
+                assert!(
+                    !suggests || f.posture,
+                    "{}: {} looks like posture",
+                    a.kind,
+                    f.name
+                );
+            }
+        }
+    }
 }

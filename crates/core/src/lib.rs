@@ -54,13 +54,17 @@
 //! holding `'` or a control character is refused as a second barrier.
 
 pub mod catalog;
+pub mod claim;
+pub mod eligibility;
 pub mod flag;
 pub mod invocation;
+pub mod layout;
 pub mod pane;
 pub mod posture;
 pub mod recording;
 pub mod shape;
 pub mod shell;
+pub mod telemetry;
 
 mod agent_kind {
     include!(concat!(env!("OUT_DIR"), "/agent_kind.rs"));
@@ -68,13 +72,16 @@ mod agent_kind {
 
 pub use agent_kind::AgentKind;
 pub use catalog::{AgentDecl, Catalog, CatalogError};
+pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, Verdict};
 pub use flag::{extract, ExtractError, Extraction, RecordedFlag};
 pub use invocation::{build, build_from_text, BuildError, BuildRequest, Invocation, Refusal};
+pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
-pub use recording::Recording;
+pub use recording::{Recording, Stored};
 pub use shape::Shape;
 pub use shell::{quote, render_line, QuoteError, Shell, MARKER};
+pub use telemetry::{AgeBand, Event, Outcome, TelemetrySink};
 
 impl std::fmt::Display for AgentKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -26,3 +26,16 @@ pub struct Recording {
     /// The agent's config home (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …), when known.
     pub config_home: Option<PathBuf>,
 }
+
+/// What the store holds for one pane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// A row that decoded (known agent, parseable flags). Its values are
+    /// still untrusted: the restore gate checks the id shape and the builder
+    /// re-validates every flag.
+    Recording(Recording),
+    /// A row that is there but could not be read: NULL or unknown agent,
+    /// unparseable flags or directory. For that pane only
+    /// it counts as "no recording"; the row itself is kept.
+    Unreadable,
+}

@@ -1,0 +1,290 @@
+//! The per-pane gate and the restore plan.
+//!
+//! Each restored pane gets a [`Verdict`]: `Resume(Invocation)` or
+//! `Skip(Reason)` — a typed reason, never a bool, and never shown in the pane.
+//! The gates run in a fixed order and the first that fails names the reason:
+//!
+//! feature disabled → not a startup pass → no recording → recording
+//! unreadable → agent not verified → session id fails its shape → shared
+//! viewer → not local → recorded directory gone → directory mismatch →
+//! duplicate claim lost.
+//!
+//! The claim check runs last, over the panes that passed everything else, so
+//! a pane that could not resume anyway never takes an id from one that could.
+//! Filesystem answers come through [`FsProbe`]; with the feature off or on a
+//! non-startup pass the plan makes no filesystem call at all.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::catalog::Catalog;
+use crate::claim::{winners, Claim};
+use crate::invocation::{build, BuildRequest, Invocation};
+use crate::layout::Layout;
+use crate::pane::PaneId;
+use crate::posture::{decide, PostureWindow, UnixMillis};
+use crate::recording::{Recording, Stored};
+use crate::AgentKind;
+
+/// Why a pane was not resumed. Stored and sent: explicit discriminants,
+/// stable snake_case names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Reason {
+    /// The feature flag is off.
+    FeatureDisabled = 1,
+    /// Not the start-up restore pass.
+    NotStartupPass = 2,
+    /// The pane has no recording.
+    NoRecording = 3,
+    /// The pane's recording could not be read or decoded.
+    RecordingUnreadable = 4,
+    /// The agent is declared but not verified.
+    AgentNotVerified = 5,
+    /// The recorded session id fails the agent's id shape.
+    InvalidSessionId = 6,
+    /// The pane views a shared session.
+    SharedViewer = 7,
+    /// The host restored no local directory (remote pane).
+    NotLocal = 8,
+    /// The recorded directory no longer exists.
+    DirectoryGone = 9,
+    /// The restored directory is not the recorded one.
+    DirectoryMismatch = 10,
+    /// Another pane won the claim on this session id.
+    DuplicateClaimLost = 11,
+    /// At take time: the pane already has user input.
+    PaneHasInput = 12,
+    /// At take time: the host already queued a command.
+    QueuedCommand = 13,
+}
+
+impl Reason {
+    /// Every variant, in gate order.
+    pub const VARIANTS: &'static [Reason] = &[
+        Reason::FeatureDisabled,
+        Reason::NotStartupPass,
+        Reason::NoRecording,
+        Reason::RecordingUnreadable,
+        Reason::AgentNotVerified,
+        Reason::InvalidSessionId,
+        Reason::SharedViewer,
+        Reason::NotLocal,
+        Reason::DirectoryGone,
+        Reason::DirectoryMismatch,
+        Reason::DuplicateClaimLost,
+        Reason::PaneHasInput,
+        Reason::QueuedCommand,
+    ];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::FeatureDisabled => "feature_disabled",
+            Reason::NotStartupPass => "not_startup_pass",
+            Reason::NoRecording => "no_recording",
+            Reason::RecordingUnreadable => "recording_unreadable",
+            Reason::AgentNotVerified => "agent_not_verified",
+            Reason::InvalidSessionId => "invalid_session_id",
+            Reason::SharedViewer => "shared_viewer",
+            Reason::NotLocal => "not_local",
+            Reason::DirectoryGone => "directory_gone",
+            Reason::DirectoryMismatch => "directory_mismatch",
+            Reason::DuplicateClaimLost => "duplicate_claim_lost",
+            Reason::PaneHasInput => "pane_has_input",
+            Reason::QueuedCommand => "queued_command",
+        }
+    }
+
+    /// A sentence for people (`explain`).
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Reason::FeatureDisabled => "the feature flag is off",
+            Reason::NotStartupPass => "this is not the start-up restore pass",
+            Reason::NoRecording => "no agent was recorded in this pane",
+            Reason::RecordingUnreadable => "the pane's recording could not be read",
+            Reason::AgentNotVerified => "the agent is declared but not verified for resume",
+            Reason::InvalidSessionId => "the recorded session id fails the agent's id shape",
+            Reason::SharedViewer => "the pane views a shared session",
+            Reason::NotLocal => "the host restored no local directory for the pane",
+            Reason::DirectoryGone => "the recorded directory no longer exists",
+            Reason::DirectoryMismatch => "the pane's directory is not the recorded one",
+            Reason::DuplicateClaimLost => "a better-placed pane claims the same conversation",
+            Reason::PaneHasInput => "the pane already has user input",
+            Reason::QueuedCommand => "the host already queued a command for the pane",
+        }
+    }
+
+    /// Decodes a stored discriminant.
+    pub fn from_code(code: u8) -> Option<Reason> {
+        Reason::VARIANTS.iter().copied().find(|r| *r as u8 == code)
+    }
+}
+
+/// Per-pane decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Resume with this invocation.
+    Resume(Invocation),
+    /// Come back as a plain shell, silently, for this reason.
+    Skip(Reason),
+}
+
+/// Filesystem answers the plan needs. The real one lives outside `core`.
+pub trait FsProbe {
+    /// Whether `path` exists and is a directory.
+    fn is_dir(&self, path: &Path) -> bool;
+    /// The canonical form of `path`, if it resolves.
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
+}
+
+/// Everything the plan decides from.
+pub struct PlanInput<'a> {
+    /// The feature flag.
+    pub enabled: bool,
+    /// The restored layout.
+    pub layout: &'a Layout,
+    /// What the store holds, per pane.
+    pub recordings: &'a BTreeMap<PaneId, Stored>,
+    /// The clock, passed in.
+    pub now: UnixMillis,
+    /// Posture freshness window.
+    pub window: PostureWindow,
+    /// Filesystem answers.
+    pub fs: &'a dyn FsProbe,
+}
+
+/// The decision for one pane, with what telemetry and `explain` need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanePlan {
+    /// The pane.
+    pub pane: PaneId,
+    /// Resume or skip.
+    pub verdict: Verdict,
+    /// Whether the store held anything for the pane (even unreadable).
+    pub had_recording: bool,
+    /// The recorded agent, when readable.
+    pub agent: Option<AgentKind>,
+    /// Age of the recording in milliseconds, when readable.
+    pub age_millis: Option<i64>,
+    /// The number of gates passed before the verdict (for `explain`).
+    pub gates_passed: usize,
+}
+
+/// Gates before the claim check, for one pane with a readable recording.
+fn pre_claim(
+    input: &PlanInput<'_>,
+    spec: &crate::layout::PaneSpec,
+    rec: &Recording,
+) -> Result<Invocation, (Reason, usize)> {
+    // Gates 1–4 (feature, pass, recording present, readable) already passed.
+    let agent = Catalog::embedded().agent(rec.agent);
+    if !agent.verified {
+        return Err((Reason::AgentNotVerified, 4));
+    }
+    if !agent.id_shape.matches(&rec.session_id) {
+        return Err((Reason::InvalidSessionId, 5));
+    }
+    if spec.shared_viewer {
+        return Err((Reason::SharedViewer, 6));
+    }
+    let Some(restored) = &spec.cwd else {
+        return Err((Reason::NotLocal, 7));
+    };
+    if !input.fs.is_dir(&rec.cwd) {
+        return Err((Reason::DirectoryGone, 8));
+    }
+    let same = match (
+        input.fs.canonicalize(restored),
+        input.fs.canonicalize(&rec.cwd),
+    ) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        return Err((Reason::DirectoryMismatch, 9));
+    }
+    let posture = decide(rec.observed_at, input.now, input.window);
+    build(&BuildRequest {
+        agent,
+        session_id: &rec.session_id,
+        flags: &rec.flags,
+        program: rec.program.as_deref(),
+        posture,
+        shell: spec.shell,
+    })
+    // Shapes make every word quotable; if that ever failed, the recording is
+    // what is wrong.
+    .map_err(|_| (Reason::RecordingUnreadable, 3))
+}
+
+/// Decides every pane of the layout.
+pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
+    let mut out = Vec::new();
+    let mut eligible: Vec<(usize, Claim<'_>)> = Vec::new();
+    for (spec, placement) in input.layout.panes() {
+        let stored = input.recordings.get(&spec.id);
+        let had_recording = stored.is_some();
+        let rec = match stored {
+            Some(Stored::Recording(r)) => Some(r),
+            _ => None,
+        };
+        let mut p = PanePlan {
+            pane: spec.id,
+            verdict: Verdict::Skip(Reason::FeatureDisabled),
+            had_recording,
+            agent: rec.map(|r| r.agent),
+            age_millis: rec.map(|r| r.observed_at.until(input.now)),
+            gates_passed: 0,
+        };
+        let early = if !input.enabled {
+            Some((Reason::FeatureDisabled, 0))
+        } else if !input.layout.startup {
+            Some((Reason::NotStartupPass, 1))
+        } else {
+            match stored {
+                None => Some((Reason::NoRecording, 2)),
+                Some(Stored::Unreadable) => Some((Reason::RecordingUnreadable, 3)),
+                Some(Stored::Recording(_)) => None,
+            }
+        };
+        if let Some((reason, passed)) = early {
+            p.verdict = Verdict::Skip(reason);
+            p.gates_passed = passed;
+            out.push(p);
+            continue;
+        }
+        let Some(rec) = rec else { continue };
+        match pre_claim(input, spec, rec) {
+            Ok(inv) => {
+                p.verdict = Verdict::Resume(inv);
+                p.gates_passed = 10;
+                eligible.push((
+                    out.len(),
+                    Claim {
+                        pane: spec.id,
+                        agent: rec.agent,
+                        session_id: &rec.session_id,
+                        placement,
+                        observed_at: rec.observed_at,
+                    },
+                ));
+            }
+            Err((reason, passed)) => {
+                p.verdict = Verdict::Skip(reason);
+                p.gates_passed = passed;
+            }
+        }
+        out.push(p);
+    }
+    let claims: Vec<Claim<'_>> = eligible.iter().map(|(_, c)| *c).collect();
+    let won = winners(&claims);
+    for (i, c) in &eligible {
+        if won.get(&(c.agent, c.session_id)) != Some(&c.pane) {
+            out[*i].verdict = Verdict::Skip(Reason::DuplicateClaimLost);
+        } else {
+            out[*i].gates_passed = 11;
+        }
+    }
+    out
+}

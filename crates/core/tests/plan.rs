@@ -1,0 +1,551 @@
+//! The restore plan: every reason reachable, claims ranked, the feature gate
+//! costs nothing, and telemetry carries no input byte.
+#![allow(clippy::unwrap_used)]
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::eligibility::plan;
+use agent_resume_core::{
+    AgentKind, Event, FsProbe, Layout, PaneId, PanePlan, PaneSpec, PlanInput, PostureWindow,
+    Reason, RecordedFlag, Recording, Shell, Stored, Tab, UnixMillis, Verdict, Window,
+};
+use proptest::prelude::*;
+
+const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+const NOW: UnixMillis = UnixMillis(1_800_000_000_000);
+
+/// A filesystem of known directories, with symlink-style aliases, that
+/// counts every call.
+#[derive(Default)]
+struct FakeFs {
+    dirs: BTreeSet<PathBuf>,
+    aliases: BTreeMap<PathBuf, PathBuf>,
+    calls: Cell<usize>,
+}
+
+impl FakeFs {
+    fn with(dirs: &[&str]) -> Self {
+        FakeFs {
+            dirs: dirs.iter().map(PathBuf::from).collect(),
+            ..Default::default()
+        }
+    }
+}
+
+impl FsProbe for FakeFs {
+    fn is_dir(&self, path: &Path) -> bool {
+        self.calls.set(self.calls.get() + 1);
+        self.dirs.contains(path) || self.aliases.contains_key(path)
+    }
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        self.calls.set(self.calls.get() + 1);
+        if let Some(real) = self.aliases.get(path) {
+            return Some(real.clone());
+        }
+        self.dirs.contains(path).then(|| path.to_path_buf())
+    }
+}
+
+fn pane(n: u8) -> PaneId {
+    PaneId::from_bytes([n; 16])
+}
+
+fn spec(n: u8, cwd: Option<&str>) -> PaneSpec {
+    PaneSpec {
+        id: pane(n),
+        cwd: cwd.map(PathBuf::from),
+        shared_viewer: false,
+        shell: Shell::Zsh,
+        has_input: false,
+        queued_command: false,
+    }
+}
+
+fn rec(agent: AgentKind, id: &str, cwd: &str) -> Recording {
+    Recording {
+        agent,
+        session_id: id.into(),
+        flags: vec![RecordedFlag::value("--model", "opus")],
+        program: None,
+        cwd: cwd.into(),
+        observed_at: UnixMillis(NOW.0 - 60_000),
+        config_home: None,
+    }
+}
+
+fn one_window(panes: Vec<PaneSpec>) -> Layout {
+    let focused = panes.first().map(|p| p.id);
+    Layout {
+        startup: true,
+        windows: vec![Window {
+            landing: true,
+            visible: true,
+            active_tab: 0,
+            tabs: vec![Tab {
+                focused_pane: focused,
+                panes,
+            }],
+        }],
+    }
+}
+
+fn run(
+    enabled: bool,
+    layout: &Layout,
+    recs: &BTreeMap<PaneId, Stored>,
+    fs: &FakeFs,
+) -> Vec<PanePlan> {
+    plan(&PlanInput {
+        enabled,
+        layout,
+        recordings: recs,
+        now: NOW,
+        window: PostureWindow::DEFAULT,
+        fs,
+    })
+}
+
+fn only(stored: Stored, spec: PaneSpec, fs: &FakeFs) -> PanePlan {
+    let layout = one_window(vec![spec]);
+    let recs = BTreeMap::from([(pane(1), stored)]);
+    run(true, &layout, &recs, fs).remove(0)
+}
+
+fn reason(p: &PanePlan) -> Option<Reason> {
+    match p.verdict {
+        Verdict::Skip(r) => Some(r),
+        Verdict::Resume(_) => None,
+    }
+}
+
+#[test]
+fn resumes_a_pane_whose_recording_passes_every_gate() {
+    let fs = FakeFs::with(&["/p"]);
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/p")),
+        spec(1, Some("/p")),
+        &fs,
+    );
+    let Verdict::Resume(inv) = &p.verdict else {
+        panic!("{p:?}")
+    };
+    assert_eq!(inv.argv, ["claude", "--model", "opus", "--resume", ID]);
+}
+
+#[test]
+fn feature_disabled() {
+    let fs = FakeFs::with(&["/p"]);
+    let layout = one_window(vec![spec(1, Some("/p"))]);
+    let recs = BTreeMap::from([(pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/p")))]);
+    let plans = run(false, &layout, &recs, &fs);
+    assert_eq!(reason(&plans[0]), Some(Reason::FeatureDisabled));
+}
+
+#[test]
+fn feature_off_makes_zero_filesystem_calls_and_emits_nothing() {
+    let fs = FakeFs::with(&["/p"]);
+    let panes: Vec<PaneSpec> = (1..=20).map(|n| spec(n, Some("/p"))).collect();
+    let layout = one_window(panes);
+    let recs: BTreeMap<PaneId, Stored> = (1..=20)
+        .map(|n| (pane(n), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))))
+        .collect();
+    let plans = run(false, &layout, &recs, &fs);
+    assert_eq!(fs.calls.get(), 0);
+    assert!(plans
+        .iter()
+        .all(|p| reason(p) == Some(Reason::FeatureDisabled)));
+    assert!(plans.iter().all(|p| Event::for_skip(p).is_none()));
+}
+
+#[test]
+fn not_startup_pass() {
+    let fs = FakeFs::with(&["/p"]);
+    let mut layout = one_window(vec![spec(1, Some("/p"))]);
+    layout.startup = false;
+    let recs = BTreeMap::from([(pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/p")))]);
+    assert_eq!(
+        reason(&run(true, &layout, &recs, &fs)[0]),
+        Some(Reason::NotStartupPass)
+    );
+    assert_eq!(fs.calls.get(), 0);
+}
+
+#[test]
+fn no_recording() {
+    let fs = FakeFs::with(&["/p"]);
+    let layout = one_window(vec![spec(1, Some("/p"))]);
+    let p = run(true, &layout, &BTreeMap::new(), &fs).remove(0);
+    assert_eq!(reason(&p), Some(Reason::NoRecording));
+    assert!(
+        Event::for_skip(&p).is_none(),
+        "a pane without a recording emits nothing"
+    );
+}
+
+#[test]
+fn recording_unreadable() {
+    let p = only(
+        Stored::Unreadable,
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::RecordingUnreadable));
+}
+
+#[test]
+fn agent_not_verified() {
+    let p = only(
+        Stored::Recording(rec(AgentKind::Cursor, ID, "/p")),
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::AgentNotVerified));
+}
+
+#[test]
+fn invalid_session_id() {
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, "$(reboot)", "/p")),
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::InvalidSessionId));
+}
+
+#[test]
+fn shared_viewer() {
+    let mut s = spec(1, Some("/p"));
+    s.shared_viewer = true;
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/p")),
+        s,
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::SharedViewer));
+}
+
+#[test]
+fn not_local() {
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/p")),
+        spec(1, None),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::NotLocal));
+}
+
+#[test]
+fn directory_gone() {
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/gone")),
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::DirectoryGone));
+}
+
+#[test]
+fn directory_mismatch() {
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/q")),
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p", "/q"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::DirectoryMismatch));
+}
+
+#[test]
+fn directories_equal_after_canonicalization_match() {
+    let mut fs = FakeFs::with(&["/private/tmp/p"]);
+    fs.aliases.insert("/tmp/p".into(), "/private/tmp/p".into());
+    let p = only(
+        Stored::Recording(rec(AgentKind::Claude, ID, "/private/tmp/p")),
+        spec(1, Some("/tmp/p")),
+        &fs,
+    );
+    assert!(matches!(p.verdict, Verdict::Resume(_)), "{p:?}");
+}
+
+#[test]
+fn duplicate_claim_lost() {
+    let fs = FakeFs::with(&["/p"]);
+    let layout = one_window(vec![spec(1, Some("/p")), spec(2, Some("/p"))]);
+    let recs = BTreeMap::from([
+        (pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))),
+        (pane(2), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))),
+    ]);
+    let plans = run(true, &layout, &recs, &fs);
+    assert!(
+        matches!(plans[0].verdict, Verdict::Resume(_)),
+        "the focused pane wins"
+    );
+    assert_eq!(reason(&plans[1]), Some(Reason::DuplicateClaimLost));
+}
+
+#[test]
+fn claim_winner_that_cannot_resume_hands_id_to_next_pane() {
+    let fs = FakeFs::with(&["/p"]);
+    // Pane 1 is focused and in the landing window, but its directory is gone.
+    let layout = one_window(vec![spec(1, Some("/p")), spec(2, Some("/p"))]);
+    let recs = BTreeMap::from([
+        (
+            pane(1),
+            Stored::Recording(rec(AgentKind::Claude, ID, "/gone")),
+        ),
+        (pane(2), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))),
+    ]);
+    let plans = run(true, &layout, &recs, &fs);
+    assert_eq!(reason(&plans[0]), Some(Reason::DirectoryGone));
+    assert!(matches!(plans[1].verdict, Verdict::Resume(_)));
+}
+
+#[test]
+fn stale_recording_resumes_without_posture_and_fresh_one_with_it() {
+    let fs = FakeFs::with(&["/p"]);
+    let mut r = rec(AgentKind::Claude, ID, "/p");
+    r.flags
+        .push(RecordedFlag::switch("--dangerously-skip-permissions"));
+    let fresh = only(Stored::Recording(r.clone()), spec(1, Some("/p")), &fs);
+    let Verdict::Resume(inv) = fresh.verdict else {
+        panic!()
+    };
+    assert!(inv.posture_carried);
+    r.observed_at = UnixMillis(NOW.0 - PostureWindow::DEFAULT.millis() - 1);
+    let stale = only(Stored::Recording(r.clone()), spec(1, Some("/p")), &fs);
+    let Verdict::Resume(inv) = stale.verdict else {
+        panic!()
+    };
+    assert!(!inv.posture_carried);
+    r.observed_at = UnixMillis(NOW.0 + 1);
+    let future = only(Stored::Recording(r), spec(1, Some("/p")), &fs);
+    let Verdict::Resume(inv) = future.verdict else {
+        panic!()
+    };
+    assert!(!inv.posture_carried, "a future-dated recording is stale");
+}
+
+// ---------------------------------------------------------------- privacy --
+
+const MARK: &str = "SECRETMARKER";
+
+#[test]
+fn telemetry_event_holds_no_input_byte_and_exactly_the_pinned_keys() {
+    let fs = FakeFs::with(&["/p"]);
+    let mut r = rec(
+        AgentKind::Claude,
+        &format!("{MARK}-{MARK}"),
+        &format!("/{MARK}/--{MARK}"),
+    );
+    r.flags = vec![
+        RecordedFlag::value("--model", MARK),
+        RecordedFlag::value(&format!("--{MARK}"), MARK),
+    ];
+    r.program = Some(format!("/{MARK}/claude"));
+    r.config_home = Some(format!("/{MARK}").into());
+    let mut s = spec(1, Some(&format!("/{MARK}")));
+    s.cwd = Some(format!("/{MARK}").into());
+    for stored in [Stored::Recording(r.clone()), Stored::Unreadable] {
+        let p = only(stored, s.clone(), &fs);
+        let event = Event::for_skip(&p).expect("a skipped pane with a recording emits");
+        // Exhaustive destructuring: a new field fails to compile until reviewed here.
+        let Event {
+            agent,
+            outcome,
+            posture_carried,
+            age_band,
+        } = event;
+        let _ = (agent, outcome, posture_carried, age_band);
+        let json = serde_json::to_string(&event).unwrap();
+        assert!(!json.contains(MARK), "{json}");
+        assert!(!json.contains('/'), "{json}");
+        assert!(!json.contains("--"), "{json}");
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let keys: BTreeSet<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            BTreeSet::from(["agent", "outcome", "posture_carried", "age_band"])
+        );
+    }
+}
+
+// ------------------------------------------------------------- properties --
+
+fn arb_layout_and_recordings() -> impl Strategy<Value = (Layout, BTreeMap<PaneId, Stored>, Vec<u8>)>
+{
+    // Up to 3 windows × 2 tabs × 3 panes; each pane maybe records one of 3 ids
+    // in one of 2 directories (one of which may be gone).
+    let pane_gen = (any::<bool>(), 0u8..4, 0u8..3, any::<bool>(), 0i64..100);
+    let tab_gen = (proptest::collection::vec(pane_gen, 1..4), 0usize..4);
+    let win_gen = (
+        any::<bool>(),
+        any::<bool>(),
+        0usize..2,
+        proptest::collection::vec(tab_gen, 1..3),
+    );
+    (
+        proptest::collection::vec(win_gen, 1..4),
+        proptest::collection::vec(any::<u8>(), 0..64),
+    )
+        .prop_map(|(wins, order)| {
+            let mut n = 0u8;
+            let mut recs = BTreeMap::new();
+            let mut landing_used = false;
+            let windows = wins
+                .into_iter()
+                .map(|(landing, visible, active_tab, tabs)| {
+                    let landing = landing && !landing_used;
+                    landing_used |= landing;
+                    let tabs = tabs
+                        .into_iter()
+                        .map(|(panes, focus)| {
+                            let panes: Vec<PaneSpec> = panes
+                                .into_iter()
+                                .map(|(has, id, dir, shared, age)| {
+                                    n += 1;
+                                    let dir_name = ["/a", "/b", "/gone"][usize::from(dir)];
+                                    let mut s = spec(n, Some(["/a", "/b", "/a"][usize::from(dir)]));
+                                    s.shared_viewer = shared && id == 3;
+                                    if has {
+                                        let ids = [
+                                            ID,
+                                            "0f6066eb-140e-4519-ab63-b9cde0b60b57",
+                                            "bad id",
+                                            ID,
+                                        ];
+                                        let mut r =
+                                            rec(AgentKind::Claude, ids[usize::from(id)], dir_name);
+                                        r.observed_at = UnixMillis(NOW.0 - age * 1000);
+                                        recs.insert(s.id, Stored::Recording(r));
+                                    }
+                                    s
+                                })
+                                .collect();
+                            let focused_pane = panes.get(focus).map(|p| p.id);
+                            Tab {
+                                focused_pane,
+                                panes,
+                            }
+                        })
+                        .collect();
+                    Window {
+                        landing,
+                        visible,
+                        active_tab,
+                        tabs,
+                    }
+                })
+                .collect();
+            (
+                Layout {
+                    startup: true,
+                    windows,
+                },
+                recs,
+                order,
+            )
+        })
+}
+
+fn shuffle(layout: &Layout, order: &[u8]) -> Layout {
+    let mut l = layout.clone();
+    let mut k = 0usize;
+    let mut next = || {
+        k += 1;
+        usize::from(order.get(k % order.len().max(1)).copied().unwrap_or(0))
+    };
+    let wins = l.windows.len();
+    l.windows.rotate_left(next() % wins);
+    for w in &mut l.windows {
+        let tabs = w.tabs.len();
+        let active = w.active_tab;
+        let r = next() % tabs;
+        w.tabs.rotate_left(r);
+        w.active_tab = if active < tabs {
+            (active + tabs - r) % tabs
+        } else {
+            active
+        };
+        for t in &mut w.tabs {
+            let len = t.panes.len();
+            t.panes.rotate_left(next() % len);
+        }
+    }
+    l
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn a_session_id_resumes_in_at_most_one_pane_and_the_best_eligible_claimant_wins(
+        (layout, recs, order) in arb_layout_and_recordings()
+    ) {
+        let fs = FakeFs::with(&["/a", "/b"]);
+        let plans = run(true, &layout, &recs, &fs);
+        let mut resumed: BTreeMap<String, PaneId> = BTreeMap::new();
+        for p in &plans {
+            if let Verdict::Resume(inv) = &p.verdict {
+                let id = inv.argv.last().unwrap().clone();
+                prop_assert!(resumed.insert(id, p.pane).is_none(), "one id resumed twice");
+            }
+        }
+        // Every id with at least one eligible claimant resumes exactly once.
+        for p in &plans {
+            if reason(p) == Some(Reason::DuplicateClaimLost) {
+                let Some(Stored::Recording(r)) = recs.get(&p.pane) else { unreachable!() };
+                prop_assert!(resumed.contains_key(&r.session_id));
+            }
+        }
+        // The winner outranks every loser: placement, then newest, then smaller id.
+        let placement: BTreeMap<PaneId, _> = layout.panes().map(|(s, pl)| (s.id, pl)).collect();
+        let key = |pane: PaneId| {
+            let Some(Stored::Recording(r)) = recs.get(&pane) else { unreachable!() };
+            (std::cmp::Reverse(placement[&pane]), std::cmp::Reverse(r.observed_at), *pane.as_bytes())
+        };
+        for p in &plans {
+            if reason(p) == Some(Reason::DuplicateClaimLost) {
+                let Some(Stored::Recording(r)) = recs.get(&p.pane) else { unreachable!() };
+                let winner = resumed[&r.session_id];
+                prop_assert!(key(winner) < key(p.pane), "loser outranks the winner");
+            }
+        }
+        // The result does not depend on listing order.
+        let shuffled = shuffle(&layout, &order);
+        let again = run(true, &shuffled, &recs, &fs);
+        let verdicts = |ps: &[PanePlan]| ps.iter().map(|p| (p.pane, p.verdict.clone())).collect::<BTreeMap<_, _>>();
+        prop_assert_eq!(verdicts(&plans), verdicts(&again));
+    }
+
+    #[test]
+    fn with_the_feature_off_nothing_resumes_and_no_file_is_asked_about(
+        (layout, recs, _order) in arb_layout_and_recordings()
+    ) {
+        let fs = FakeFs::with(&["/a", "/b"]);
+        let plans = run(false, &layout, &recs, &fs);
+        prop_assert_eq!(fs.calls.get(), 0);
+        prop_assert!(plans.iter().all(|p| reason(p) == Some(Reason::FeatureDisabled)));
+    }
+
+    #[test]
+    fn serialized_telemetry_never_holds_a_recorded_byte(
+        id in "[a-z0-9/_-]{8,40}", flag in "[A-Za-z0-9/=-]{1,30}", dir in "/[a-z]{1,12}", age in -10_000_000i64..10_000_000_000,
+    ) {
+        let fs = FakeFs::with(&["/a"]);
+        let mut r = rec(AgentKind::Claude, &id, &dir);
+        r.flags = vec![RecordedFlag::value("--model", &flag)];
+        r.observed_at = UnixMillis(NOW.0 - age);
+        let p = only(Stored::Recording(r), spec(1, Some("/a")), &fs);
+        if let Some(e) = Event::for_skip(&p) {
+            let json = serde_json::to_string(&e).unwrap();
+            prop_assert!(!json.contains('/') && !json.contains("--"));
+            prop_assert!(!json.contains(&id) && !json.contains(&dir));
+        }
+    }
+}

@@ -53,15 +53,20 @@
 //! yields no invocation; every word is quoted unconditionally and a word
 //! holding `'` or a control character is refused as a second barrier.
 
+pub mod capture;
 pub mod catalog;
 pub mod claim;
 pub mod eligibility;
+pub mod exit_hint;
 pub mod flag;
+pub mod gate;
+pub mod hook;
 pub mod invocation;
 pub mod layout;
 pub mod pane;
 pub mod posture;
 pub mod recording;
+pub mod report;
 pub mod shape;
 pub mod shell;
 pub mod telemetry;
@@ -71,9 +76,11 @@ mod agent_kind {
 }
 
 pub use agent_kind::AgentKind;
+pub use capture::{Capture, Change, DetachKind, IdSource, Observation, PaneContext};
 pub use catalog::{AgentDecl, Catalog, CatalogError};
 pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, Verdict};
 pub use flag::{extract, ExtractError, Extraction, RecordedFlag};
+pub use gate::{gate, Gate, GateSource};
 pub use invocation::{build, build_from_text, BuildError, BuildRequest, Invocation, Refusal};
 pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId};

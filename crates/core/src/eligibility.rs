@@ -115,6 +115,40 @@ impl Reason {
         }
     }
 
+    /// A sentence for a gate that passed (`explain`).
+    pub const fn passed(self) -> &'static str {
+        match self {
+            Reason::FeatureDisabled => "the feature flag is on",
+            Reason::NotStartupPass => "this is the start-up restore pass",
+            Reason::NoRecording => "an agent was recorded in this pane",
+            Reason::RecordingUnreadable => "the recording reads back cleanly",
+            Reason::AgentNotVerified => "the agent is verified for resume",
+            Reason::InvalidSessionId => "the session id matches the agent's id shape",
+            Reason::SharedViewer => "the pane is not a shared-session viewer",
+            Reason::NotLocal => "the host restored a local directory",
+            Reason::DirectoryGone => "the recorded directory exists",
+            Reason::DirectoryMismatch => "the pane's directory is the recorded one",
+            Reason::DuplicateClaimLost => "no better-placed pane claims the same conversation",
+            Reason::PaneHasInput => "the pane has no user input",
+            Reason::QueuedCommand => "no command is queued for the pane",
+        }
+    }
+
+    /// The plan's gates, in order (take-time reasons excluded).
+    pub const GATES: &'static [Reason] = &[
+        Reason::FeatureDisabled,
+        Reason::NotStartupPass,
+        Reason::NoRecording,
+        Reason::RecordingUnreadable,
+        Reason::AgentNotVerified,
+        Reason::InvalidSessionId,
+        Reason::SharedViewer,
+        Reason::NotLocal,
+        Reason::DirectoryGone,
+        Reason::DirectoryMismatch,
+        Reason::DuplicateClaimLost,
+    ];
+
     /// Decodes a stored discriminant.
     pub fn from_code(code: u8) -> Option<Reason> {
         Reason::VARIANTS.iter().copied().find(|r| *r as u8 == code)

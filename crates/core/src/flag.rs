@@ -119,7 +119,12 @@ fn has_headless_flag(agent: &AgentDecl, args: &[String]) -> bool {
 /// Extracts the replayable flags of `agent` from the user's invocation text.
 pub fn extract(agent: &AgentDecl, invocation: &str) -> Result<Extraction, ExtractError> {
     let words = shell_words::split(invocation).map_err(|_| ExtractError::Untokenizable)?;
-    let (at, program) = program(agent, &words)?;
+    extract_words(agent, &words)
+}
+
+/// [`extract`] over words already split (an argv).
+pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, ExtractError> {
+    let (at, program) = program(agent, words)?;
     let program = program.map(str::to_owned);
     let args = &words[at + 1..];
     if has_headless_flag(agent, args) {

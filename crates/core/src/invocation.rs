@@ -15,7 +15,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::catalog::{AgentDecl, Arity, ResumeShape};
-use crate::flag::{extract, ExtractError, Extraction, RecordedFlag};
+use crate::flag::{extract, extract_words, ExtractError, Extraction, RecordedFlag};
 use crate::posture::{decide_age, Posture, PostureWindow};
 use crate::shape::is_program_path;
 use crate::shell::{render_line, QuoteError, Shell};
@@ -41,6 +41,9 @@ pub enum BuildError {
     /// The session id fails the agent's id shape.
     #[error("session id fails its shape")]
     InvalidSessionId,
+    /// A stored argv that the builder would not produce from its parts.
+    #[error("stored invocation does not rebuild to itself")]
+    Mismatch,
     /// A word passed every shape yet the quoter refused it.
     #[error("a word was refused by the quoter: {0}")]
     Unquotable(QuoteError),
@@ -200,7 +203,7 @@ impl From<BuildError> for Refusal {
         match e {
             BuildError::AgentNotVerified => Refusal::AgentNotVerified,
             BuildError::InvalidSessionId => Refusal::InvalidSessionId,
-            BuildError::Unquotable(_) => Refusal::Unquotable,
+            BuildError::Unquotable(_) | BuildError::Mismatch => Refusal::Unquotable,
         }
     }
 }
@@ -240,6 +243,33 @@ pub fn build_from_text(
         posture,
         shell,
     })?)
+}
+
+/// Re-derives an armed invocation from its stored parts, for the moment it
+/// is taken. The armed row is as untrusted as any stored value, so the line
+/// is never taken from it: the stored `argv` is read back through flag
+/// extraction and rebuilt, and is accepted only if the builder produces
+/// exactly the same `argv` from the agent, the session id and the flags it
+/// yields. The line is then rendered afresh for `shell`.
+pub fn rebuild(agent: &AgentDecl, session_id: &str, argv: &[String], shell: Shell) -> Result<Invocation, BuildError> {
+    let (flags, program) = match extract_words(agent, argv) {
+        Ok(Extraction::Interactive { flags, program }) => (flags, program),
+        _ => return Err(BuildError::Mismatch),
+    };
+    // The posture decision was made when the line was armed; a posture flag
+    // present in the stored argv must rebuild to the same argv either way.
+    let rebuilt = build(&BuildRequest {
+        agent,
+        session_id,
+        flags: &flags,
+        program: program.as_deref().or_else(|| argv.first().map(String::as_str)),
+        posture: Posture::Carry,
+        shell,
+    })?;
+    if rebuilt.argv != argv {
+        return Err(BuildError::Mismatch);
+    }
+    Ok(rebuilt)
 }
 
 #[cfg(test)]
@@ -381,6 +411,32 @@ mod tests {
             "~/claude",
         ] {
             assert_eq!(program_word(c, Some(bad)), "claude", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn armed_argv_is_accepted_only_if_it_rebuilds_to_itself() {
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        let flags = [RecordedFlag::value("--model", "opus"), RecordedFlag::switch("--dangerously-skip-permissions")];
+        for posture in [Posture::Carry, Posture::Drop] {
+            let inv = build(&req(AgentKind::Claude, ID, &flags, posture)).expect("builds");
+            assert_eq!(rebuild(claude, ID, &inv.argv, Shell::Fish).map(|i| i.argv), Ok(inv.argv.clone()));
+        }
+        let codex = Catalog::embedded().agent(AgentKind::Codex);
+        let inv = build(&req(AgentKind::Codex, ID, &[RecordedFlag::value("--sandbox", "read-only")], Posture::Carry)).expect("builds");
+        assert!(rebuild(codex, ID, &inv.argv, Shell::Bash).is_ok());
+        let s = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        for tampered in [
+            s(&["sh", "-c", "id"]),
+            s(&["claude", "--resume", ID, "; id"]),
+            s(&["claude", "--add-dir", "/", "--resume", ID]),
+            s(&["claude", "--resume", "0f6066eb-140e-4519-ab63-b9cde0b60b57"]),
+            s(&["claude", "--model", "opus", "--model", "x", "--resume", ID]),
+            s(&["claude", "--resume", ID, "--model", "opus"]),
+            s(&["/tmp/evil/claude2", "--resume", ID]),
+            s(&[]),
+        ] {
+            assert!(rebuild(claude, ID, &tampered, Shell::Bash).is_err(), "{tampered:?}");
         }
     }
 }

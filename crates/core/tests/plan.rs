@@ -503,6 +503,13 @@ proptest! {
                 prop_assert!(resumed.contains_key(&r.session_id));
             }
         }
+        // `gates_passed` names the stopping gate (explain relies on it).
+        for p in &plans {
+            match reason(p) {
+                Some(r) => prop_assert_eq!(Reason::GATES[p.gates_passed], r),
+                None => prop_assert_eq!(p.gates_passed, Reason::GATES.len()),
+            }
+        }
         // The winner outranks every loser: placement, then newest, then smaller id.
         let placement: BTreeMap<PaneId, _> = layout.panes().map(|(s, pl)| (s.id, pl)).collect();
         let key = |pane: PaneId| {

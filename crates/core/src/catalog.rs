@@ -114,6 +114,8 @@ pub struct AgentDecl {
     pub headless: Option<HeadlessShape>,
     /// First positional words that make a run headless (`exec`, `run`).
     pub headless_subcommands: Vec<String>,
+    /// Any positional word (a prompt) makes the run headless (qwen 0.24).
+    pub positional_is_headless: bool,
     /// Declared flags, in replay order.
     pub flags: Vec<FlagDecl>,
 }
@@ -226,6 +228,8 @@ struct RawAgent {
     headless: Option<RawHeadless>,
     #[serde(default)]
     headless_subcommands: Vec<String>,
+    #[serde(default)]
+    positional_is_headless: bool,
     #[serde(default)]
     flags: Vec<RawFlag>,
 }
@@ -470,6 +474,7 @@ impl Catalog {
                 resume,
                 headless,
                 headless_subcommands: ra.headless_subcommands.clone(),
+                positional_is_headless: ra.positional_is_headless,
                 flags,
             });
         }

@@ -110,16 +110,77 @@ fn program<'w>(
 /// the first positional here errs on the side of "headless": agent CLIs accept
 /// options after the prompt, and a misread only means nothing is recorded.
 fn has_headless_flag(agent: &AgentDecl, args: &[String]) -> bool {
+    let headless = |name: &str| agent.flag(name).is_some_and(|f| f.headless);
     args.iter().take_while(|w| *w != "--").any(|w| {
         let name = w.split_once('=').map_or(w.as_str(), |(n, _)| n);
-        w.starts_with('-') && agent.flag(name).is_some_and(|f| f.headless)
+        if !w.starts_with('-') {
+            return false;
+        }
+        if headless(name) {
+            return true;
+        }
+        // Bundled short switches (`-cp`): any headless letter counts.
+        let bundle = w
+            .strip_prefix('-')
+            .filter(|b| !b.starts_with('-') && b.len() > 1 && agent.flag(name).is_none());
+        bundle.is_some_and(|b| {
+            b.chars()
+                .any(|c| c.is_ascii_alphanumeric() && headless(&format!("-{c}")))
+        })
     })
 }
 
 /// Extracts the replayable flags of `agent` from the user's invocation text.
 pub fn extract(agent: &AgentDecl, invocation: &str) -> Result<Extraction, ExtractError> {
-    let words = shell_words::split(invocation).map_err(|_| ExtractError::Untokenizable)?;
+    let words =
+        shell_words::split(first_command(invocation)).map_err(|_| ExtractError::Untokenizable)?;
     extract_words(agent, &words)
+}
+
+/// The text up to the first unquoted command separator, newline, comment,
+/// redirection or subshell paren: what a shell hands to the first command.
+/// A flag after `;`, `&&`, `|` or a newline belongs to another command and
+/// must never be carried. Quotes and backslashes are honoured; unbalanced
+/// quotes are left for the tokenizer to refuse.
+pub fn first_command(text: &str) -> &str {
+    #[derive(PartialEq)]
+    enum Q {
+        None,
+        Single,
+        Double,
+    }
+    let mut q = Q::None;
+    let mut escaped = false;
+    let mut word_start = true;
+    for (i, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
+            word_start = false;
+            continue;
+        }
+        match q {
+            Q::Single => {
+                if c == '\'' {
+                    q = Q::None;
+                }
+            }
+            Q::Double => match c {
+                '\\' => escaped = true,
+                '"' => q = Q::None,
+                _ => {}
+            },
+            Q::None => match c {
+                '\\' => escaped = true,
+                '\'' => q = Q::Single,
+                '"' => q = Q::Double,
+                ';' | '&' | '|' | '\n' | '\r' | '(' | ')' | '<' | '>' | '`' => return &text[..i],
+                '#' if word_start => return &text[..i],
+                _ => {}
+            },
+        }
+        word_start = q == Q::None && !escaped && (c == ' ' || c == '\t');
+    }
+    text
 }
 
 /// [`extract`] over words already split (an argv).
@@ -136,10 +197,14 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
         let word = args[i].as_str();
         i += 1;
         if word == "--" {
+            if agent.positional_is_headless && i < args.len() {
+                return Ok(Extraction::Headless);
+            }
             break;
         }
         if !word.starts_with('-') || word == "-" {
-            if agent.headless_subcommands.iter().any(|s| s == word) {
+            if agent.positional_is_headless || agent.headless_subcommands.iter().any(|s| s == word)
+            {
                 return Ok(Extraction::Headless);
             }
             break;
@@ -415,5 +480,60 @@ mod tests {
             ),
             vec![RecordedFlag::value("--model", "o3")]
         );
+    }
+
+    #[test]
+    fn a_flag_after_a_command_separator_belongs_to_another_command() {
+        for text in [
+            "claude --model opus\n--dangerously-skip-permissions",
+            "claude --model opus; --dangerously-skip-permissions",
+            "claude --model opus --verbose; --dangerously-skip-permissions",
+            "claude --model opus && --dangerously-skip-permissions",
+            "claude --model opus & --dangerously-skip-permissions",
+            "claude --model opus || --dangerously-skip-permissions",
+            "claude --model opus -c| --permission-mode bypassPermissions",
+            "claude --model opus # note\n--permission-mode bypassPermissions",
+            "claude --model opus\r--dangerously-skip-permissions",
+            "claude --model opus >log --dangerously-skip-permissions",
+        ] {
+            assert_eq!(
+                flags(Claude, text),
+                vec![RecordedFlag::value("--model", "opus")],
+                "{text:?}"
+            );
+        }
+        // Quoted or escaped separators do not end the command.
+        assert_eq!(
+            flags(Claude, "claude --model opus 'a; b' --effort low"),
+            vec![RecordedFlag::value("--model", "opus")]
+        );
+        assert_eq!(
+            first_command("a 'b;c' \"d;e\" f\\;g; h"),
+            "a 'b;c' \"d;e\" f\\;g"
+        );
+        assert_eq!(first_command("a#b # c"), "a#b ");
+    }
+
+    #[test]
+    fn bundled_short_switches_holding_a_headless_letter_are_headless() {
+        assert_eq!(ex(Claude, "claude -cp hi"), Ok(Extraction::Headless));
+        assert!(matches!(
+            ex(Claude, "claude -cv"),
+            Ok(Extraction::Interactive { .. })
+        ));
+    }
+
+    #[test]
+    fn a_qwen_positional_prompt_is_a_headless_run() {
+        assert_eq!(ex(Qwen, "qwen 'fix it'"), Ok(Extraction::Headless));
+        assert_eq!(ex(Qwen, "qwen -m x -- 'fix it'"), Ok(Extraction::Headless));
+        assert!(matches!(
+            ex(Qwen, "qwen -m qwen3 -i 'fix it'"),
+            Ok(Extraction::Interactive { .. })
+        ));
+        assert!(matches!(
+            ex(Qwen, "qwen -m qwen3"),
+            Ok(Extraction::Interactive { .. })
+        ));
     }
 }

@@ -251,7 +251,12 @@ pub fn build_from_text(
 /// extraction and rebuilt, and is accepted only if the builder produces
 /// exactly the same `argv` from the agent, the session id and the flags it
 /// yields. The line is then rendered afresh for `shell`.
-pub fn rebuild(agent: &AgentDecl, session_id: &str, argv: &[String], shell: Shell) -> Result<Invocation, BuildError> {
+pub fn rebuild(
+    agent: &AgentDecl,
+    session_id: &str,
+    argv: &[String],
+    shell: Shell,
+) -> Result<Invocation, BuildError> {
     let (flags, program) = match extract_words(agent, argv) {
         Ok(Extraction::Interactive { flags, program }) => (flags, program),
         _ => return Err(BuildError::Mismatch),
@@ -262,7 +267,9 @@ pub fn rebuild(agent: &AgentDecl, session_id: &str, argv: &[String], shell: Shel
         agent,
         session_id,
         flags: &flags,
-        program: program.as_deref().or_else(|| argv.first().map(String::as_str)),
+        program: program
+            .as_deref()
+            .or_else(|| argv.first().map(String::as_str)),
         posture: Posture::Carry,
         shell,
     })?;
@@ -417,13 +424,25 @@ mod tests {
     #[test]
     fn armed_argv_is_accepted_only_if_it_rebuilds_to_itself() {
         let claude = Catalog::embedded().agent(AgentKind::Claude);
-        let flags = [RecordedFlag::value("--model", "opus"), RecordedFlag::switch("--dangerously-skip-permissions")];
+        let flags = [
+            RecordedFlag::value("--model", "opus"),
+            RecordedFlag::switch("--dangerously-skip-permissions"),
+        ];
         for posture in [Posture::Carry, Posture::Drop] {
             let inv = build(&req(AgentKind::Claude, ID, &flags, posture)).expect("builds");
-            assert_eq!(rebuild(claude, ID, &inv.argv, Shell::Fish).map(|i| i.argv), Ok(inv.argv.clone()));
+            assert_eq!(
+                rebuild(claude, ID, &inv.argv, Shell::Fish).map(|i| i.argv),
+                Ok(inv.argv.clone())
+            );
         }
         let codex = Catalog::embedded().agent(AgentKind::Codex);
-        let inv = build(&req(AgentKind::Codex, ID, &[RecordedFlag::value("--sandbox", "read-only")], Posture::Carry)).expect("builds");
+        let inv = build(&req(
+            AgentKind::Codex,
+            ID,
+            &[RecordedFlag::value("--sandbox", "read-only")],
+            Posture::Carry,
+        ))
+        .expect("builds");
         assert!(rebuild(codex, ID, &inv.argv, Shell::Bash).is_ok());
         let s = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         for tampered in [
@@ -436,7 +455,10 @@ mod tests {
             s(&["/tmp/evil/claude2", "--resume", ID]),
             s(&[]),
         ] {
-            assert!(rebuild(claude, ID, &tampered, Shell::Bash).is_err(), "{tampered:?}");
+            assert!(
+                rebuild(claude, ID, &tampered, Shell::Bash).is_err(),
+                "{tampered:?}"
+            );
         }
     }
 }

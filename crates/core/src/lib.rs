@@ -81,7 +81,9 @@ pub use catalog::{AgentDecl, Catalog, CatalogError};
 pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, Verdict};
 pub use flag::{extract, extract_words, ExtractError, Extraction, RecordedFlag};
 pub use gate::{gate, Gate, GateSource};
-pub use invocation::{build, build_from_text, rebuild, BuildError, BuildRequest, Invocation, Refusal};
+pub use invocation::{
+    build, build_from_text, rebuild, BuildError, BuildRequest, Invocation, Refusal,
+};
 pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};

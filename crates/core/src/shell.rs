@@ -88,7 +88,8 @@ pub enum QuoteError {
     Invisible,
 }
 
-/// Bidi controls, zero-width and other invisible format characters.
+/// Bidi controls, zero-width marks, fillers, variation selectors, tag
+/// characters: the default-ignorable code points that render as nothing.
 fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{00AD}' | '\u{061C}' | '\u{180E}'
@@ -97,7 +98,13 @@ fn is_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{2064}'
         | '\u{2066}'..='\u{206F}'
         | '\u{FEFF}'
-        | '\u{FFF9}'..='\u{FFFB}')
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{034F}'
+        | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
+        | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// Checks a word against the quoter's second barrier.

@@ -2,11 +2,15 @@
 //! restarts. See the README for the two set-up commands and `docs/` for the
 //! security model, the agent matrix and the formats other tools speak.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod config;
+mod paths;
+mod when;
 
 /// Bring AI coding-agent sessions back after a terminal restarts.
 #[derive(Parser)]
@@ -14,6 +18,12 @@ mod cmd;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The recordings database [default: $XDG_DATA_HOME/agent-resume/recordings.sqlite3].
+    #[arg(long, global = true, env = "AGENT_RESUME_DB", value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// The config file [default: $XDG_CONFIG_HOME/agent-resume/config.toml].
+    #[arg(long, global = true, env = "AGENT_RESUME_CONFIG", value_name = "PATH")]
+    config: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -22,13 +32,35 @@ enum Command {
     Build(cmd::build::Args),
     /// List the agent catalog.
     Agents(cmd::agents::Args),
+    /// Turn agent-resume on (writes `enabled = true` to the config file).
+    Enable(cmd::enable::Args),
+    /// Turn agent-resume off (writes `enabled = false` to the config file).
+    Disable(cmd::enable::Args),
+    /// Show the feature flag and where it came from, the database, its schema and row counts.
+    Status(cmd::status::Args),
+    /// Record an agent observed in a pane (runs the capture path).
+    Record(cmd::record::Args),
+    /// Forget a pane's recording: its agent ended, or (`--closed`) the pane closed for good.
+    Forget(cmd::forget::Args),
+    /// List what the store holds.
+    Recordings(cmd::recordings::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let paths = paths::Overrides {
+        db: cli.db,
+        config: cli.config,
+    };
     let result = match cli.command {
         Command::Build(args) => cmd::build::run(args),
         Command::Agents(args) => cmd::agents::run(args),
+        Command::Enable(args) => cmd::enable::run(args, &paths, true),
+        Command::Disable(args) => cmd::enable::run(args, &paths, false),
+        Command::Status(args) => cmd::status::run(args, &paths),
+        Command::Record(args) => cmd::record::run(args, &paths),
+        Command::Forget(args) => cmd::forget::run(args, &paths),
+        Command::Recordings(args) => cmd::recordings::run(args, &paths),
     };
     match result {
         Ok(code) => code,

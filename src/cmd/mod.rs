@@ -2,6 +2,11 @@
 
 pub mod agents;
 pub mod build;
+pub mod enable;
+pub mod forget;
+pub mod record;
+pub mod recordings;
+pub mod status;
 
 /// Exit code for a refusal: the request was understood and deliberately not
 /// served (distinct from usage errors, 2).

@@ -92,9 +92,18 @@ pub fn gate(env: Option<&str>, config: Option<bool>) -> Gate {
 mod tests {
     use super::*;
 
+    /// A labelled case: environment value, config flag, expected gate.
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        Option<bool>,
+        bool,
+        GateSource,
+    );
+
     #[test]
     fn env_beats_config_beats_default_off() {
-        let cases: &[(&str, Option<&str>, Option<bool>, bool, GateSource)] = &[
+        let cases: &[Case] = &[
             ("nothing set", None, None, false, GateSource::Default),
             ("config on", None, Some(true), true, GateSource::Config),
             ("config off", None, Some(false), false, GateSource::Config),

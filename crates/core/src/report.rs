@@ -192,7 +192,7 @@ mod tests {
                 ReportError::Malformed,
             ),
             (
-                format!(r#"{{"v":1,"pane":"x","agent":"claude","seq":1}}"#),
+                r#"{"v":1,"pane":"x","agent":"claude","seq":1}"#.to_owned(),
                 ReportError::Malformed,
             ),
             (

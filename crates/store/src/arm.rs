@@ -1,0 +1,173 @@
+//! Arm and take: a pane's resume invocation held as data until its shell is
+//! ready, taken exactly once, also across processes.
+//!
+//! `take` is one `DELETE … RETURNING` statement: SQLite serializes writers,
+//! so of any number of processes racing for a pane exactly one gets the row.
+//! A `UNIQUE (agent, session_id)` constraint with `INSERT OR REPLACE` makes
+//! arming a session id for one pane drop its arm for any other pane, in the
+//! same statement.
+
+use agent_resume_core::{AgentKind, PaneId, UnixMillis};
+use rusqlite::{params, OptionalExtension};
+
+use crate::error::{TakeError, WriteError};
+use crate::open::Store;
+
+/// An armed invocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Armed {
+    /// The pane it is for.
+    pub pane: PaneId,
+    /// The agent.
+    pub agent: AgentKind,
+    /// The session it resumes.
+    pub session_id: String,
+    /// The quoted shell line.
+    pub line: String,
+    /// The words the line parses to.
+    pub argv: Vec<String>,
+    /// When it was armed.
+    pub armed_at: UnixMillis,
+}
+
+impl Store {
+    /// Arms `line` (parsing to `argv`) for `pane`, replacing the pane's
+    /// previous arm and any other pane's arm of the same session id.
+    pub fn arm(&self, armed: &Armed) -> Result<(), WriteError> {
+        self.writable()?;
+        let argv = serde_json::to_string(&armed.argv).unwrap_or_else(|_| "[]".into());
+        self.conn.execute(
+            "INSERT OR REPLACE INTO armed (pane, agent, session_id, line, argv, armed_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                armed.pane.to_string(),
+                armed.agent.code(),
+                armed.session_id,
+                armed.line,
+                argv,
+                armed.armed_at.0
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Takes the pane's armed invocation, exactly once across every process:
+    /// one `DELETE … RETURNING` statement. Refused on an untrusted or
+    /// read-only database (nothing is taken then).
+    pub fn take(&self, pane: PaneId) -> Result<Option<Armed>, TakeError> {
+        if let Some(why) = self.distrust() {
+            return Err(TakeError::Untrusted(why));
+        }
+        if let Some(why) = self.read_only() {
+            return Err(TakeError::ReadOnly(why));
+        }
+        let row = self
+            .conn
+            .query_row(
+                "DELETE FROM armed WHERE pane = ?1 \
+                 RETURNING agent, session_id, line, argv, armed_at",
+                [pane.to_string()],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0).ok(),
+                        r.get::<_, String>(1).ok(),
+                        r.get::<_, String>(2).ok(),
+                        r.get::<_, String>(3).ok(),
+                        r.get::<_, i64>(4).ok(),
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((agent, session_id, line, argv, armed_at)) = row else {
+            return Ok(None);
+        };
+        let agent = agent
+            .and_then(|c| u16::try_from(c).ok())
+            .and_then(AgentKind::from_code);
+        let argv = argv.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok());
+        match (agent, session_id, line, argv, armed_at) {
+            (Some(agent), Some(session_id), Some(line), Some(argv), Some(at)) => Ok(Some(Armed {
+                pane,
+                agent,
+                session_id,
+                line,
+                argv,
+                armed_at: UnixMillis(at),
+            })),
+            _ => Err(TakeError::Unreadable),
+        }
+    }
+
+    /// Drops the pane's armed invocation, if any (the pane closed for good).
+    pub fn disarm(&self, pane: PaneId) -> Result<bool, WriteError> {
+        self.writable()?;
+        let n = self
+            .conn
+            .execute("DELETE FROM armed WHERE pane = ?1", [pane.to_string()])?;
+        Ok(n > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn armed(pane: u8, id: &str) -> Armed {
+        Armed {
+            pane: PaneId::from_bytes([pane; 16]),
+            agent: AgentKind::Claude,
+            session_id: id.into(),
+            line: format!(" AGENT_RESUME_LINE=1 'claude' '--resume' '{id}'"),
+            argv: vec!["claude".into(), "--resume".into(), id.into()],
+            armed_at: UnixMillis(7),
+        }
+    }
+
+    #[test]
+    fn an_armed_invocation_is_taken_exactly_once() {
+        let store = Store::open_in_memory().expect("store");
+        let a = armed(1, "f6066ebb-140e-4519-ab63-b9cde0b60b57");
+        store.arm(&a).expect("arms");
+        assert_eq!(store.take(a.pane).expect("takes"), Some(a.clone()));
+        assert_eq!(store.take(a.pane).expect("takes"), None);
+    }
+
+    #[test]
+    fn arming_a_session_id_for_one_pane_disarms_it_elsewhere() {
+        let store = Store::open_in_memory().expect("store");
+        let id = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+        store.arm(&armed(1, id)).expect("arms");
+        store.arm(&armed(2, id)).expect("arms");
+        assert_eq!(
+            store.take(PaneId::from_bytes([1; 16])).expect("takes"),
+            None
+        );
+        assert!(store
+            .take(PaneId::from_bytes([2; 16]))
+            .expect("takes")
+            .is_some());
+    }
+
+    #[test]
+    fn disarm_drops_only_that_pane() {
+        let store = Store::open_in_memory().expect("store");
+        store.arm(&armed(1, "a")).expect("arms");
+        store.arm(&armed(2, "b")).expect("arms");
+        assert!(store.disarm(PaneId::from_bytes([1; 16])).expect("disarms"));
+        assert!(!store.disarm(PaneId::from_bytes([1; 16])).expect("no-op"));
+        assert_eq!(store.counts().expect("counts").armed, 1);
+    }
+
+    #[test]
+    fn an_unreadable_armed_row_is_consumed_and_reported() {
+        let store = Store::open_in_memory().expect("store");
+        let a = armed(1, "a");
+        store.arm(&a).expect("arms");
+        store
+            .conn
+            .execute("UPDATE armed SET argv = 'not json'", [])
+            .expect("corrupts");
+        assert!(matches!(store.take(a.pane), Err(TakeError::Unreadable)));
+        assert_eq!(store.take(a.pane).expect("gone"), None);
+    }
+}

@@ -1,0 +1,264 @@
+//! Reading recordings, the start-up path that never fails, and the sweep.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agent_resume_core::{PaneId, Stored};
+use rusqlite::TransactionBehavior;
+
+use crate::error::{Fault, LoadError, ReadOnly, WriteError};
+use crate::open::{Distrust, OpenOptions, Store};
+use crate::row::{self, RowState};
+
+/// Something the user may want to know; never a reason to fail a restore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warning {
+    /// The database could not be opened: no recordings.
+    OpenFailed(Fault),
+    /// The table could not be read as a whole: no recordings.
+    ReadFailed(Fault),
+    /// The database may have been written by another user: no recordings
+    /// are used from it.
+    Untrusted(Distrust),
+    /// The database cannot be written; recordings are read only.
+    ReadOnly(ReadOnly),
+    /// Rows whose pane key is not a pane id were ignored (the sweep removes
+    /// them).
+    MalformedPanes(usize),
+    /// The sweep failed; stale rows stay until the next start.
+    SweepFailed(Fault),
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::OpenFailed(fault) => {
+                write!(
+                    f,
+                    "recordings database unavailable ({fault}); restoring without recordings"
+                )
+            }
+            Warning::ReadFailed(fault) => {
+                write!(
+                    f,
+                    "recordings unreadable ({fault}); restoring without recordings"
+                )
+            }
+            Warning::Untrusted(why) => {
+                write!(
+                    f,
+                    "recordings database not trusted ({why}); no agent is resumed from it"
+                )
+            }
+            Warning::ReadOnly(why) => write!(f, "recordings database is read-only ({why})"),
+            Warning::MalformedPanes(n) => {
+                write!(f, "{n} recording row(s) with a malformed pane id ignored")
+            }
+            Warning::SweepFailed(fault) => {
+                write!(
+                    f,
+                    "could not drop recordings of panes not restored ({fault})"
+                )
+            }
+        }
+    }
+}
+
+/// What a load found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Per pane, a recording or why its row is unreadable.
+    pub rows: BTreeMap<PaneId, RowState>,
+    /// What the user may want to know.
+    pub warnings: Vec<Warning>,
+}
+
+impl Loaded {
+    /// The rows as core's restore input ([`eligibility::plan`](agent_resume_core::plan)).
+    pub fn stored(&self) -> BTreeMap<PaneId, Stored> {
+        self.rows
+            .iter()
+            .map(|(p, s)| (*p, s.clone().into_stored()))
+            .collect()
+    }
+
+    /// No recordings, for one reason.
+    pub fn empty(warning: Warning) -> Loaded {
+        Loaded {
+            rows: BTreeMap::new(),
+            warnings: vec![warning],
+        }
+    }
+}
+
+/// Row counts, for `status`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Rows in `agent_sessions`.
+    pub recordings: u64,
+    /// Remembered clears.
+    pub clears: u64,
+    /// Armed invocations.
+    pub armed: u64,
+}
+
+impl Store {
+    /// Every row, decoded and re-validated. Rows that cannot be used are
+    /// [`RowState::Unreadable`] for their pane only. Fails only when the
+    /// table cannot be read as a whole. Ignores trust: see
+    /// [`Store::load_or_empty`] for restore.
+    pub fn load(&self) -> Result<Loaded, LoadError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
+        let mut rows = stmt.query([])?;
+        let mut out = Loaded::default();
+        let mut malformed = 0;
+        while let Some(r) = rows.next()? {
+            match row::pane(r)? {
+                Some(pane) => {
+                    out.rows.insert(pane, row::decode(r)?);
+                }
+                None => malformed += 1,
+            }
+        }
+        if malformed > 0 {
+            out.warnings.push(Warning::MalformedPanes(malformed));
+        }
+        match self.read_only() {
+            Some(r @ (ReadOnly::FutureSchema { .. } | ReadOnly::Denied)) => {
+                out.warnings.push(Warning::ReadOnly(r));
+            }
+            Some(ReadOnly::Inspect) | None => {}
+        }
+        Ok(out)
+    }
+
+    /// Restore's read: never fails. An untrusted database or a failed read
+    /// yields no recordings and a warning.
+    pub fn load_or_empty(&self) -> Loaded {
+        if let Some(why) = self.distrust() {
+            return Loaded::empty(Warning::Untrusted(why));
+        }
+        match self.load() {
+            Ok(l) => l,
+            Err(e) => Loaded::empty(Warning::ReadFailed(e.fault)),
+        }
+    }
+
+    /// Deletes recordings, clears and armed rows of every pane not in
+    /// `keep` (and rows whose pane key is malformed), in one transaction;
+    /// returns how many recordings went.
+    pub fn sweep(&mut self, keep: &HashSet<PaneId>) -> Result<usize, WriteError> {
+        self.writable()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut swept = 0;
+        for table in ["agent_sessions", "agent_session_clears", "armed"] {
+            let doomed: Vec<String> = {
+                let mut stmt = tx.prepare(&format!("SELECT pane FROM {table}"))?;
+                let panes = stmt.query_map([], |r| {
+                    r.get_ref(0).map(|v| v.as_str().ok().map(str::to_owned))
+                })?;
+                let mut doomed = Vec::new();
+                for p in panes {
+                    let text = p?;
+                    let kept = text
+                        .as_deref()
+                        .and_then(|t| t.parse::<PaneId>().ok())
+                        .is_some_and(|id| keep.contains(&id));
+                    if !kept {
+                        doomed.extend(text);
+                    }
+                }
+                doomed
+            };
+            let mut del = tx.prepare(&format!("DELETE FROM {table} WHERE pane = ?1"))?;
+            for p in &doomed {
+                del.execute([p])?;
+            }
+            if table == "agent_sessions" {
+                swept = doomed.len();
+                // Keys that are not even text.
+                tx.execute(
+                    "DELETE FROM agent_sessions WHERE typeof(pane) <> 'text'",
+                    [],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(swept)
+    }
+
+    /// Row counts.
+    pub fn counts(&self) -> Result<Counts, LoadError> {
+        let count = |table: &str| -> Result<u64, LoadError> {
+            let n: i64 =
+                self.conn
+                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        };
+        Ok(Counts {
+            recordings: count("agent_sessions")?,
+            clears: count("agent_session_clears")?,
+            armed: count("armed")?,
+        })
+    }
+}
+
+/// Restore's read of an existing file: never fails and creates nothing.
+/// No file means no recordings and no warning.
+pub fn load_or_empty(path: &Path, options: &OpenOptions) -> Loaded {
+    match options.open_existing(path) {
+        Ok(Some(store)) => store.load_or_empty(),
+        Ok(None) => Loaded::default(),
+        Err(e) => Loaded::empty(Warning::OpenFailed(e.fault())),
+    }
+}
+
+/// What the start-up pass produced.
+#[derive(Debug)]
+pub struct Startup {
+    /// The open store, for arming; `None` when there is none or it failed.
+    pub store: Option<Store>,
+    /// The recordings (empty on any failure, with warnings).
+    pub loaded: Loaded,
+}
+
+static SWEPT: AtomicBool = AtomicBool::new(false);
+
+/// The start-up pass of a restoring process, before any pane exists: open
+/// the existing database, load recordings (as [`Store::load_or_empty`]),
+/// then drop rows of panes the layout does not restore (`keep`). The sweep
+/// runs at most once per process and only on a trusted, writable store;
+/// its failure is a warning. Never fails.
+pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> Startup {
+    let mut store = match options.open_existing(path) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Startup {
+                store: None,
+                loaded: Loaded::default(),
+            }
+        }
+        Err(e) => {
+            return Startup {
+                store: None,
+                loaded: Loaded::empty(Warning::OpenFailed(e.fault())),
+            }
+        }
+    };
+    let mut loaded = store.load_or_empty();
+    if store.trusted() && store.read_only().is_none() && !SWEPT.swap(true, Ordering::SeqCst) {
+        if let Err(e) = store.sweep(keep) {
+            loaded.warnings.push(Warning::SweepFailed(e.fault()));
+        }
+    }
+    Startup {
+        store: Some(store),
+        loaded,
+    }
+}

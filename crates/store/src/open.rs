@@ -1,0 +1,419 @@
+//! Opening a store: file and directory modes, connection pragmas, the
+//! read-only fallbacks, migrations and the trust check.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{Fault, OpenError, ReadOnly};
+use crate::migrate::{self, LATEST};
+
+/// How to open a store.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// How long a statement waits for another connection's lock.
+    pub busy_timeout: Duration,
+    /// A cap on the database size in pages (4 KiB each); writes past it fail
+    /// with [`Fault::Full`] and roll back.
+    pub max_page_count: Option<u32>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            busy_timeout: Duration::from_secs(5),
+            max_page_count: None,
+        }
+    }
+}
+
+/// Why a database file is not trusted for restore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Distrust {
+    /// The file belongs to another user.
+    FileOwner = 1,
+    /// Group or others may write the file.
+    FileWritableByOthers = 2,
+    /// The directory belongs to another user.
+    DirOwner = 3,
+    /// Group or others may write the directory (they could replace the file).
+    DirWritableByOthers = 4,
+    /// The file or directory could not be examined.
+    Unexamined = 5,
+}
+
+impl Distrust {
+    /// Every variant.
+    pub const VARIANTS: &'static [Distrust] = &[
+        Distrust::FileOwner,
+        Distrust::FileWritableByOthers,
+        Distrust::DirOwner,
+        Distrust::DirWritableByOthers,
+        Distrust::Unexamined,
+    ];
+
+    /// The stable lowercase name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Distrust::FileOwner => "file-owner",
+            Distrust::FileWritableByOthers => "file-writable-by-others",
+            Distrust::DirOwner => "dir-owner",
+            Distrust::DirWritableByOthers => "dir-writable-by-others",
+            Distrust::Unexamined => "unexamined",
+        }
+    }
+}
+
+impl fmt::Display for Distrust {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Distrust::FileOwner => "the file belongs to another user",
+            Distrust::FileWritableByOthers => "the file is writable by group or others",
+            Distrust::DirOwner => "its directory belongs to another user",
+            Distrust::DirWritableByOthers => "its directory is writable by group or others",
+            Distrust::Unexamined => "the file or its directory could not be examined",
+        })
+    }
+}
+
+/// The recordings database.
+pub struct Store {
+    pub(crate) conn: Connection,
+    path: Option<PathBuf>,
+    read_only: Option<ReadOnly>,
+    version: u32,
+    distrust: Option<Distrust>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("read_only", &self.read_only)
+            .field("version", &self.version)
+            .field("distrust", &self.distrust)
+            .finish()
+    }
+}
+
+impl Store {
+    /// Opens `path` for reading and writing with default options, creating
+    /// its directory (mode 0700) and the file (mode 0600) when missing, and
+    /// migrating it. See [`OpenOptions::open`].
+    pub fn open(path: &Path) -> Result<Store, OpenError> {
+        OpenOptions::default().open(path)
+    }
+
+    /// A private in-memory store (tests, hosts' own tests).
+    pub fn open_in_memory() -> Result<Store, OpenError> {
+        let mut conn = Connection::open_in_memory().map_err(OpenError::sqlite)?;
+        let version = migrate::migrate(&mut conn)?;
+        Ok(Store {
+            conn,
+            path: None,
+            read_only: None,
+            version,
+            distrust: None,
+        })
+    }
+
+    /// The file, unless in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// `Some` when writes are refused, with why.
+    pub fn read_only(&self) -> Option<ReadOnly> {
+        self.read_only
+    }
+
+    /// The schema version in the file (after migrating, when writable).
+    pub fn schema_version(&self) -> u32 {
+        self.version
+    }
+
+    /// Whether restore may act on what this database holds: false when the
+    /// file or its directory belongs to another user or is writable by
+    /// group or others. See [`Store::distrust`] for why.
+    pub fn trusted(&self) -> bool {
+        self.distrust.is_none()
+    }
+
+    /// Why the database is not trusted, if it is not.
+    pub fn distrust(&self) -> Option<Distrust> {
+        self.distrust
+    }
+
+    pub(crate) fn writable(&self) -> Result<(), crate::WriteError> {
+        match self.read_only {
+            Some(r) => Err(crate::WriteError::ReadOnly(r)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Opens `path` for reading and writing, creating the directory (0700)
+    /// and file (0600) when missing, setting WAL, the busy timeout and
+    /// `synchronous=NORMAL`, and applying pending migrations.
+    ///
+    /// Never fails just because writing is impossible: a read-only file or
+    /// directory, or a schema from a newer build, yields a store whose
+    /// [`Store::read_only`] says why, so recordings can still be read.
+    pub fn open(&self, path: &Path) -> Result<Store, OpenError> {
+        if let Some(dir) = parent(path) {
+            if !dir.is_dir() {
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .map_err(OpenError::CreateDir)?;
+            }
+        }
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            // A read-only directory holding an existing file: read it.
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied && path.is_file() => {}
+            Err(e) if e.kind() == io::ErrorKind::ReadOnlyFilesystem && path.is_file() => {}
+            Err(e) => return Err(OpenError::CreateFile(e)),
+        }
+        self.open_file(path, false)
+    }
+
+    /// Opens `path` only if the file exists (`Ok(None)` otherwise, having
+    /// touched nothing); migrates it when writable.
+    pub fn open_existing(&self, path: &Path) -> Result<Option<Store>, OpenError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        self.open_file(path, false).map(Some)
+    }
+
+    /// Opens an existing `path` for inspection: read-only, never migrated,
+    /// nothing created (`Ok(None)` when there is no file).
+    pub fn inspect(&self, path: &Path) -> Result<Option<Store>, OpenError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        self.open_file(path, true).map(Some)
+    }
+
+    fn open_file(&self, path: &Path, inspect: bool) -> Result<Store, OpenError> {
+        let distrust = examine(path);
+        let (conn, denied) = if inspect {
+            (self.open_read_only(path)?, None)
+        } else {
+            match self.open_read_write(path) {
+                Ok(conn) => (conn, None),
+                Err(e) if denied_fault(e.fault()) => {
+                    (self.open_read_only(path)?, Some(ReadOnly::Denied))
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let mut conn = conn;
+        let found = migrate::version(&conn).map_err(OpenError::sqlite)?;
+        let read_only = if found > LATEST {
+            Some(ReadOnly::FutureSchema { found })
+        } else if inspect {
+            Some(ReadOnly::Inspect)
+        } else {
+            denied
+        };
+        let version = match read_only {
+            None => migrate::migrate(&mut conn)?,
+            Some(_) => {
+                // Belt and braces: the connection itself refuses writes.
+                conn.pragma_update(None, "query_only", true)
+                    .map_err(OpenError::sqlite)?;
+                found
+            }
+        };
+        Ok(Store {
+            conn,
+            path: Some(path.to_path_buf()),
+            read_only,
+            version,
+            distrust,
+        })
+    }
+
+    fn open_read_write(&self, path: &Path) -> Result<Connection, OpenError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(OpenError::sqlite)?;
+        conn.busy_timeout(self.busy_timeout)
+            .map_err(OpenError::sqlite)?;
+        // SQLite silently opens a write-protected file read-only.
+        if conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(OpenError::sqlite)?
+        {
+            return Err(OpenError::Sqlite {
+                fault: Fault::ReadOnly,
+                source: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                    None,
+                ),
+            });
+        }
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+            .map_err(OpenError::sqlite)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            // WAL could not be entered (e.g. the directory refuses the -wal
+            // file): treat as not writable rather than run in another mode.
+            return Err(OpenError::Sqlite {
+                fault: Fault::ReadOnly,
+                source: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                    Some("journal mode is not wal".into()),
+                ),
+            });
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(OpenError::sqlite)?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(OpenError::sqlite)?;
+        if let Some(pages) = self.max_page_count {
+            conn.pragma_update(None, "max_page_count", pages)
+                .map_err(OpenError::sqlite)?;
+        }
+        Ok(conn)
+    }
+
+    /// A read-only connection; when a WAL database cannot be read that way
+    /// (no `-shm` and a directory that refuses one), the `immutable` form,
+    /// which reads the main file only.
+    fn open_read_only(&self, path: &Path) -> Result<Connection, OpenError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let first = Connection::open_with_flags(path, flags).and_then(|c| {
+            c.busy_timeout(self.busy_timeout)?;
+            migrate::version(&c)?;
+            Ok(c)
+        });
+        match first {
+            Ok(c) => Ok(c),
+            Err(e) if matches!(Fault::of(&e), Fault::CannotOpen | Fault::ReadOnly) => {
+                let uri = immutable_uri(path);
+                let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(OpenError::sqlite)?;
+                migrate::version(&c).map_err(OpenError::sqlite)?;
+                Ok(c)
+            }
+            Err(e) => Err(OpenError::sqlite(e)),
+        }
+    }
+}
+
+fn denied_fault(f: Fault) -> bool {
+    matches!(f, Fault::ReadOnly | Fault::CannotOpen)
+}
+
+fn parent(path: &Path) -> Option<&Path> {
+    path.parent().filter(|p| !p.as_os_str().is_empty())
+}
+
+/// `file:<percent-encoded path>?immutable=1`.
+fn immutable_uri(path: &Path) -> String {
+    let mut s = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            s.push(char::from(b));
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s.push_str("?immutable=1");
+    s
+}
+
+/// The trust check: the file and its directory must belong to this process's
+/// effective user and not be writable by group or others.
+fn examine(path: &Path) -> Option<Distrust> {
+    let me = rustix::process::geteuid().as_raw();
+    let dir = parent(path).unwrap_or(Path::new("."));
+    let (Ok(file), Ok(dirm)) = (fs::metadata(path), fs::metadata(dir)) else {
+        return Some(Distrust::Unexamined);
+    };
+    if file.uid() != me {
+        Some(Distrust::FileOwner)
+    } else if file.mode() & 0o022 != 0 {
+        Some(Distrust::FileWritableByOthers)
+    } else if dirm.uid() != me {
+        Some(Distrust::DirOwner)
+    } else if dirm.mode() & 0o022 != 0 {
+        Some(Distrust::DirWritableByOthers)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immutable_uri_percent_encodes_everything_but_plain_path_bytes() {
+        let p = Path::new(std::ffi::OsStr::from_bytes(b"/t/a b?#%\xff.db"));
+        assert_eq!(immutable_uri(p), "file:/t/a%20b%3F%23%25%FF.db?immutable=1");
+    }
+
+    #[test]
+    fn new_database_is_0600_inside_a_0700_directory() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("nested/dir/recordings.sqlite3");
+        let store = Store::open(&path).expect("opens");
+        assert_eq!(store.schema_version(), LATEST);
+        let mode = |p: &Path| fs::metadata(p).expect("exists").mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&tmp.path().join("nested/dir")), 0o700);
+        assert_eq!(mode(&tmp.path().join("nested")), 0o700);
+        assert!(store.trusted(), "{:?}", store.distrust());
+    }
+
+    #[test]
+    fn database_in_a_group_writable_directory_is_not_trusted() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("recordings.sqlite3");
+        drop(Store::open(&path).expect("opens"));
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o770)).expect("chmod");
+        let store = Store::open(&path).expect("opens");
+        assert_eq!(store.distrust(), Some(Distrust::DirWritableByOthers));
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o700)).expect("chmod");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).expect("chmod");
+        let store = Store::open(&path).expect("opens");
+        assert_eq!(store.distrust(), Some(Distrust::FileWritableByOthers));
+    }
+
+    #[test]
+    fn inspecting_a_missing_file_creates_nothing() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("missing/recordings.sqlite3");
+        assert!(OpenOptions::default()
+            .inspect(&path)
+            .expect("no error")
+            .is_none());
+        assert!(OpenOptions::default()
+            .open_existing(&path)
+            .expect("no error")
+            .is_none());
+        assert!(!tmp.path().join("missing").exists());
+    }
+}

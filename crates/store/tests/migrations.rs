@@ -1,0 +1,190 @@
+//! Migrations: the checked-in schema, fixtures of older versions, and
+//! refusal to downgrade.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use agent_resume_store::migrate::{self, LATEST, MIGRATIONS};
+use agent_resume_store::{ReadOnly, RowState, Set, Store, WriteError, Writer};
+use common::*;
+use rusqlite::Connection;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bless() -> bool {
+    std::env::var_os("AGENT_RESUME_BLESS").is_some_and(|v| v == "1")
+}
+
+#[test]
+fn schema_after_every_migration_matches_docs_schema_sql() {
+    let mut conn = Connection::open_in_memory().expect("in-memory database");
+    migrate::migrate(&mut conn).expect("every migration applies to an empty database");
+    let got = migrate::schema_text(&conn).expect("schema text");
+    let path = root().join("docs/schema.sql");
+    if bless() {
+        std::fs::write(&path, &got).expect("writes docs/schema.sql");
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        want == got,
+        "docs/schema.sql is out of date (AGENT_RESUME_BLESS=1 rewrites it); it must read:\n\n{got}"
+    );
+}
+
+#[test]
+fn every_file_in_migrations_is_embedded_in_order() {
+    let mut files: Vec<String> = std::fs::read_dir(root().join("migrations"))
+        .expect("migrations/")
+        .map(|e| {
+            e.expect("entry")
+                .file_name()
+                .into_string()
+                .expect("utf-8 name")
+        })
+        .filter(|n| n.ends_with(".sql"))
+        .collect();
+    files.sort();
+    let embedded: Vec<&str> = MIGRATIONS.iter().map(|m| m.name).collect();
+    assert_eq!(files, embedded);
+    for m in MIGRATIONS {
+        let on_disk =
+            std::fs::read_to_string(root().join("migrations").join(m.name)).expect("readable");
+        assert_eq!(on_disk, m.sql, "{} differs from what is embedded", m.name);
+        let stem = m.name.trim_end_matches(".sql");
+        let mut parts = stem.splitn(3, '_');
+        let (num, verb, object) = (parts.next(), parts.next(), parts.next());
+        assert!(
+            num.is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+                && verb.is_some_and(|v| !v.is_empty())
+                && object.is_some_and(|o| !o.is_empty()),
+            "{} is not NNNN_verb_object.sql",
+            m.name
+        );
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Makes the fixture of schema version `v` (an older version of the file
+/// holding two recordings), as the build that shipped that version wrote it.
+fn make_fixture(path: &Path, v: u32) {
+    let _ = std::fs::remove_file(path);
+    let mut conn = Connection::open(path).expect("creates");
+    migrate::migrate_to(&mut conn, v).expect("migrates to v");
+    conn.execute_batch(&format!(
+        "INSERT INTO agent_sessions VALUES ('{}', 1, '{}', '[{{\"name\":\"--model\",\"value\":\"opus\"}}]', NULL, CAST('/home/me/project' AS BLOB), 1700000000000, NULL);
+         INSERT INTO agent_sessions VALUES ('{}', 1, '{}', '[]', '/usr/local/bin/claude', X'2F746D702FFF', 1700000000001, X'2F686F6D652F6D652F2E636C61756465');
+         INSERT INTO agent_session_clears VALUES ('{}', 1700000000002);",
+        pane(1),
+        session(1),
+        pane(2),
+        session(2),
+        pane(3)
+    ))
+    .expect("inserts");
+    conn.pragma_update(None, "journal_mode", "delete")
+        .expect("standalone file");
+}
+
+#[test]
+fn fixture_of_every_older_version_migrates_forward_with_rows_intact() {
+    let mut seen = 0;
+    for v in 1..LATEST {
+        let fixture = fixtures().join(format!("v{v}.sqlite3"));
+        if bless() && !fixture.exists() {
+            make_fixture(&fixture, v);
+        }
+        assert!(
+            fixture.is_file(),
+            "missing fixture {} (AGENT_RESUME_BLESS=1 makes it)",
+            fixture.display()
+        );
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = db(tmp.path());
+        std::fs::copy(&fixture, &path).expect("copies the fixture");
+        let before = Connection::open(&path).expect("opens");
+        assert_eq!(migrate::version(&before).expect("version"), v);
+        drop(before);
+
+        let store = Store::open(&path).expect("migrates forward");
+        assert_eq!(store.schema_version(), LATEST);
+        assert!(store.read_only().is_none());
+        let loaded = store.load().expect("loads");
+        let recs = recordings(&loaded.rows);
+        assert_eq!(recs.len(), 2, "v{v}: {loaded:?}");
+        assert_eq!(recs[&pane(1)].session_id, session(1));
+        assert_eq!(
+            recs[&pane(2)].cwd.as_os_str().as_encoded_bytes(),
+            b"/tmp/\xff"
+        );
+        assert_eq!(
+            recs[&pane(2)].program.as_deref(),
+            Some("/usr/local/bin/claude")
+        );
+        // The remembered clear still refuses an older save.
+        let mut w = Writer::new(store);
+        w.send(Set::save(pane(3), rec(3, 1_700_000_000_001)));
+        w.flush().expect("flushes");
+        assert!(!w.store().load().expect("loads").rows.contains_key(&pane(3)));
+        seen += 1;
+    }
+    assert_eq!(seen, LATEST as usize - 1);
+}
+
+#[test]
+fn database_from_a_newer_build_is_read_only_and_never_downgraded() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    write_panes(&path, 3, 1);
+    let future = LATEST + 1;
+    {
+        let conn = Connection::open(&path).expect("opens");
+        conn.execute_batch(&format!(
+            "ALTER TABLE agent_sessions ADD COLUMN tty TEXT; \
+             CREATE TABLE future_thing (x INTEGER) STRICT; \
+             PRAGMA user_version = {future};"
+        ))
+        .expect("a newer build's migration");
+    }
+    let store = Store::open(&path).expect("opens anyway");
+    assert_eq!(
+        store.read_only(),
+        Some(ReadOnly::FutureSchema { found: future })
+    );
+    assert_eq!(store.schema_version(), future);
+    let loaded = store.load().expect("recordings are still read");
+    assert_eq!(loaded.rows.len(), 3);
+    assert!(loaded
+        .rows
+        .values()
+        .all(|r| matches!(r, RowState::Recording(_))));
+    let mut w = Writer::new(store);
+    w.send(Set::save(pane(9), rec(9, 9)));
+    assert!(matches!(
+        w.flush(),
+        Err(WriteError::ReadOnly(ReadOnly::FutureSchema { .. }))
+    ));
+    drop(w);
+    let conn = Connection::open(&path).expect("opens");
+    assert_eq!(migrate::version(&conn).expect("version"), future);
+}
+
+#[test]
+fn processes_opening_a_fresh_file_at_once_migrate_it_exactly_once() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || Store::open(&path).map(|s| s.schema_version()))
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().expect("no panic").expect("opens"), LATEST);
+    }
+}

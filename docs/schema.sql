@@ -1,0 +1,31 @@
+-- The schema of the agent-resume recordings database, as every migration in
+-- migrations/ leaves it. Generated and checked by a test of agent-resume-store
+-- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
+
+PRAGMA user_version = 2;
+
+CREATE TABLE agent_session_clears (
+    pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
+    cleared_at INTEGER NOT NULL              -- Unix milliseconds of the newest clear; older saves are refused
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE agent_sessions (
+    pane        TEXT    NOT NULL PRIMARY KEY, -- PaneId: hyphenated lowercase UUID
+    agent       INTEGER,                      -- AgentKind code; NULL when it could not be serialized
+    session_id  TEXT    NOT NULL,             -- the id the agent reported (re-validated on read)
+    flags       TEXT,                         -- JSON [{"name": …, "value": …}]; NULL when it could not be serialized
+    program     TEXT,                         -- the user's absolute program path, when it passed its shape
+    cwd         BLOB    NOT NULL,             -- raw OS bytes of the directory
+    observed_at INTEGER NOT NULL,             -- Unix milliseconds, UTC
+    config_home BLOB                          -- raw OS bytes of CLAUDE_CONFIG_DIR, CODEX_HOME, …, when known
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE armed (
+    pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId
+    agent      INTEGER NOT NULL,             -- AgentKind code
+    session_id TEXT    NOT NULL,
+    line       TEXT    NOT NULL,             -- the quoted shell line
+    argv       TEXT    NOT NULL,             -- JSON array of the words the line parses to
+    armed_at   INTEGER NOT NULL,             -- Unix milliseconds, UTC
+    UNIQUE (agent, session_id)               -- a session id is armed for at most one pane
+) STRICT, WITHOUT ROWID;

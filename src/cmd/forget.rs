@@ -1,0 +1,45 @@
+//! `agent-resume forget`: the agent in a pane ended (clear its recording), or
+//! the pane closed for good (`--closed`: delete it and drop its armed line).
+
+use std::process::ExitCode;
+
+use agent_resume_core::capture::Change;
+use agent_resume_core::PaneId;
+use agent_resume_store::{Set, Store, Writer};
+use anyhow::{Context, Result};
+
+use crate::config::enabled_or_say;
+use crate::paths::{self, Overrides};
+use crate::when;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The pane (hyphenated UUID).
+    #[arg(long)]
+    pane: String,
+    /// The pane was closed permanently (not an undoable close).
+    #[arg(long)]
+    closed: bool,
+}
+
+pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
+    if !enabled_or_say(o, "nothing forgotten") {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pane: PaneId = args.pane.parse().context("--pane")?;
+    let change = if args.closed {
+        Change::Delete
+    } else {
+        Change::Clear
+    };
+    let path = paths::db(o)?;
+    let store = Store::open(&path)
+        .with_context(|| format!("recordings database {}", paths::show(&path)))?;
+    let mut writer = Writer::new(store);
+    writer.send(Set::from_change(pane, change, when::now()));
+    writer.flush()?;
+    if args.closed {
+        writer.store().disarm(pane)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,145 @@
+//! The config file (`enabled = true|false`) and the feature gate decided from
+//! it and the environment. The precedence itself is core's pure
+//! [`agent_resume_core::gate`]; this module does the reading and writing.
+
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+use agent_resume_core::gate::ENV_VAR;
+use agent_resume_core::{gate, Gate};
+use anyhow::{bail, Context, Result};
+
+/// The raw value of `AGENT_RESUME`, when set and UTF-8.
+pub fn env_value() -> Option<String> {
+    std::env::var_os(ENV_VAR).and_then(|v| v.into_string().ok())
+}
+
+/// What the config file says about `enabled`: `None` when the file or the
+/// key is missing.
+pub fn config_flag(path: &Path) -> Result<Option<bool>> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).context("cannot read the config file"),
+    };
+    let table: toml::Table = text.parse().context("config file is not valid TOML")?;
+    match table.get("enabled") {
+        None => Ok(None),
+        Some(toml::Value::Boolean(b)) => Ok(Some(*b)),
+        Some(_) => bail!("`enabled` in the config file must be true or false"),
+    }
+}
+
+/// The gate and, when the config file could not be used, why (it then
+/// counts as not saying anything: off unless the environment says on).
+pub struct Decided {
+    /// The decision.
+    pub gate: Gate,
+    /// Why the config file was ignored, if it was.
+    pub problem: Option<anyhow::Error>,
+}
+
+/// Decides the gate. When the environment decides, the config file is not
+/// read at all.
+pub fn decide(config_path: &Path) -> Decided {
+    let env = env_value();
+    let by_env = gate(env.as_deref(), None);
+    if by_env.source == agent_resume_core::GateSource::Env {
+        return Decided {
+            gate: by_env,
+            problem: None,
+        };
+    }
+    match config_flag(config_path) {
+        Ok(flag) => Decided {
+            gate: gate(env.as_deref(), flag),
+            problem: None,
+        },
+        Err(e) => Decided {
+            gate: gate(env.as_deref(), None),
+            problem: Some(e),
+        },
+    }
+}
+
+/// Sets `enabled` in the config file, keeping every other key, creating the
+/// directory (0700) and the file (0600) when missing. Written to a temporary
+/// file and renamed into place, so a crash never leaves half a config.
+pub fn set_enabled(path: &Path, on: bool) -> Result<()> {
+    let mut table = match fs::read_to_string(path) {
+        Ok(text) => text
+            .parse::<toml::Table>()
+            .context("config file is not valid TOML; not rewriting it")?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => toml::Table::new(),
+        Err(e) => return Err(e).context("cannot read the config file"),
+    };
+    table.insert("enabled".into(), toml::Value::Boolean(on));
+    let text = toml::to_string(&table).context("cannot serialize the config")?;
+
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .context("cannot create the config directory")?;
+    }
+    let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp{}", std::process::id()));
+    let tmp = dir.join(name);
+    let write = || -> io::Result<()> {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(mode)
+            .open(&tmp)?;
+        f.set_permissions(fs::Permissions::from_mode(mode))?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    write()
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+        .context("cannot write the config file")
+}
+
+/// Whether the feature is on. When it is off, says so in one line on
+/// stderr, ending with `what` ("nothing recorded"), having touched nothing
+/// but the config file.
+pub fn enabled_or_say(o: &crate::paths::Overrides, what: &str) -> bool {
+    let decided = match crate::paths::config(o) {
+        Ok(path) => decide(&path),
+        Err(e) => Decided {
+            gate: gate(env_value().as_deref(), None),
+            problem: Some(e),
+        },
+    };
+    if let Some(problem) = &decided.problem {
+        eprintln!("agent-resume: config ignored: {problem:#}");
+    }
+    if !decided.gate.enabled {
+        eprintln!(
+            "agent-resume: disabled ({}); {what}",
+            source_text(decided.gate.source)
+        );
+    }
+    decided.gate.enabled
+}
+
+/// How a gate source reads in messages.
+pub fn source_text(source: agent_resume_core::GateSource) -> &'static str {
+    match source {
+        agent_resume_core::GateSource::Env => "by AGENT_RESUME in the environment",
+        agent_resume_core::GateSource::Config => "by the config file",
+        agent_resume_core::GateSource::Default => "the default; `agent-resume enable` turns it on",
+    }
+}

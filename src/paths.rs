@@ -1,0 +1,159 @@
+//! Where things live: the XDG base directories, resolved once in the CLI (the
+//! libraries never read the environment).
+//!
+//! | what | `--flag` / env | default |
+//! |---|---|---|
+//! | recordings database | `--db` / `AGENT_RESUME_DB` | `$XDG_DATA_HOME/agent-resume/recordings.sqlite3` |
+//! | config file | `--config` / `AGENT_RESUME_CONFIG` | `$XDG_CONFIG_HOME/agent-resume/config.toml` |
+//!
+//! An `XDG_*` variable that is unset, empty or relative is ignored (as the
+//! XDG spec says) in favour of `$HOME/.local/share` and `$HOME/.config`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+/// The global path options.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `--db` / `AGENT_RESUME_DB`.
+    pub db: Option<PathBuf>,
+    /// `--config` / `AGENT_RESUME_CONFIG`.
+    pub config: Option<PathBuf>,
+}
+
+/// The application's folder name under each base directory.
+const APP: &str = "agent-resume";
+
+fn base(env: &dyn Fn(&str) -> Option<OsString>, var: &str, home_relative: &str) -> Result<PathBuf> {
+    if let Some(v) = env(var).map(PathBuf::from) {
+        if v.is_absolute() {
+            return Ok(v);
+        }
+    }
+    match env("HOME").map(PathBuf::from) {
+        Some(home) if home.is_absolute() => Ok(home.join(home_relative)),
+        _ => bail!("cannot locate {var}: set {var} or HOME to an absolute path"),
+    }
+}
+
+/// The database path, from the override or `$XDG_DATA_HOME`.
+pub fn db_with(o: &Overrides, env: &dyn Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    match &o.db {
+        Some(p) => Ok(p.clone()),
+        None => Ok(base(env, "XDG_DATA_HOME", ".local/share")?
+            .join(APP)
+            .join("recordings.sqlite3")),
+    }
+}
+
+/// The config path, from the override or `$XDG_CONFIG_HOME`.
+pub fn config_with(o: &Overrides, env: &dyn Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    match &o.config {
+        Some(p) => Ok(p.clone()),
+        None => Ok(base(env, "XDG_CONFIG_HOME", ".config")?
+            .join(APP)
+            .join("config.toml")),
+    }
+}
+
+fn process_env(var: &str) -> Option<OsString> {
+    std::env::var_os(var)
+}
+
+/// The database path for this process.
+pub fn db(o: &Overrides) -> Result<PathBuf> {
+    db_with(o, &process_env)
+}
+
+/// The config path for this process.
+pub fn config(o: &Overrides) -> Result<PathBuf> {
+    config_with(o, &process_env)
+}
+
+/// A path for a message: lossy UTF-8 with control characters escaped, so a
+/// hostile name cannot drive the terminal.
+pub fn show(p: &Path) -> String {
+    escape(&p.to_string_lossy())
+}
+
+/// Text for a message with every control character escaped.
+pub fn escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn xdg_directories_win_over_home_unless_empty_or_relative() {
+        let o = Overrides::default();
+        let env = env_of(&[
+            ("HOME", "/h"),
+            ("XDG_DATA_HOME", "/d"),
+            ("XDG_CONFIG_HOME", "/c"),
+        ]);
+        assert_eq!(
+            db_with(&o, &env).expect("resolves"),
+            Path::new("/d/agent-resume/recordings.sqlite3")
+        );
+        assert_eq!(
+            config_with(&o, &env).expect("resolves"),
+            Path::new("/c/agent-resume/config.toml")
+        );
+        let env = env_of(&[
+            ("HOME", "/h"),
+            ("XDG_DATA_HOME", ""),
+            ("XDG_CONFIG_HOME", "rel"),
+        ]);
+        assert_eq!(
+            db_with(&o, &env).expect("resolves"),
+            Path::new("/h/.local/share/agent-resume/recordings.sqlite3")
+        );
+        assert_eq!(
+            config_with(&o, &env).expect("resolves"),
+            Path::new("/h/.config/agent-resume/config.toml")
+        );
+        assert!(db_with(&o, &env_of(&[])).is_err());
+    }
+
+    #[test]
+    fn explicit_paths_win() {
+        let o = Overrides {
+            db: Some("/x.db".into()),
+            config: Some("/y.toml".into()),
+        };
+        let env = env_of(&[]);
+        assert_eq!(db_with(&o, &env).expect("resolves"), Path::new("/x.db"));
+        assert_eq!(
+            config_with(&o, &env).expect("resolves"),
+            Path::new("/y.toml")
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_for_display() {
+        assert_eq!(escape("a\x1b[2Jb\n"), "a\\u{1b}[2Jb\\n");
+        assert_eq!(show(Path::new("/tmp/ok")), "/tmp/ok");
+    }
+}

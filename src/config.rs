@@ -143,3 +143,12 @@ pub fn source_text(source: agent_resume_core::GateSource) -> &'static str {
         agent_resume_core::GateSource::Default => "the default; `agent-resume enable` turns it on",
     }
 }
+
+/// The gate, silently: a config file that cannot be read counts as saying
+/// nothing. For commands whose output other programs read (`take`, `plan`).
+pub fn gate_quiet(o: &crate::paths::Overrides) -> Gate {
+    match crate::paths::config(o) {
+        Ok(path) => decide(&path).gate,
+        Err(_) => gate(env_value().as_deref(), None),
+    }
+}

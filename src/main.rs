@@ -9,7 +9,10 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod config;
+mod pane_env;
 mod paths;
+mod restore;
+mod telemetry_file;
 mod when;
 
 /// Bring AI coding-agent sessions back after a terminal restarts.
@@ -44,6 +47,16 @@ enum Command {
     Forget(cmd::forget::Args),
     /// List what the store holds.
     Recordings(cmd::recordings::Args),
+    /// Dry run: every pane of a layout with its verdict, reason and command.
+    Plan(cmd::plan::Args),
+    /// Plan, arm each resumable pane, and record telemetry.
+    Restore(cmd::plan::Args),
+    /// Print a pane's armed resume line and consume it (exit 1: nothing).
+    Take(cmd::take::Args),
+    /// Explain, gate by gate, why a pane would or would not resume.
+    Explain(cmd::explain::Args),
+    /// Outcome counts and age histogram from the local telemetry file.
+    Stats(cmd::stats::Args),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +74,11 @@ fn main() -> ExitCode {
         Command::Record(args) => cmd::record::run(args, &paths),
         Command::Forget(args) => cmd::forget::run(args, &paths),
         Command::Recordings(args) => cmd::recordings::run(args, &paths),
+        Command::Plan(args) => cmd::plan::run(args, &paths, false),
+        Command::Restore(args) => cmd::plan::run(args, &paths, true),
+        Command::Take(args) => cmd::take::run(args, &paths),
+        Command::Explain(args) => cmd::explain::run(args, &paths),
+        Command::Stats(args) => cmd::stats::run(args),
     };
     match result {
         Ok(code) => code,

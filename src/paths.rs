@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | recordings database | `--db` / `AGENT_RESUME_DB` | `$XDG_DATA_HOME/agent-resume/recordings.sqlite3` |
 //! | config file | `--config` / `AGENT_RESUME_CONFIG` | `$XDG_CONFIG_HOME/agent-resume/config.toml` |
+//! | telemetry | `AGENT_RESUME_TELEMETRY` | `$XDG_STATE_HOME/agent-resume/telemetry.jsonl` |
 //!
 //! An `XDG_*` variable that is unset, empty or relative is ignored (as the
 //! XDG spec says) in favour of `$HOME/.local/share` and `$HOME/.config`.
@@ -56,6 +57,16 @@ pub fn config_with(o: &Overrides, env: &dyn Fn(&str) -> Option<OsString>) -> Res
             .join(APP)
             .join("config.toml")),
     }
+}
+
+/// The state directory (telemetry), `$XDG_STATE_HOME/agent-resume`.
+pub fn state_with(env: &dyn Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    Ok(base(env, "XDG_STATE_HOME", ".local/state")?.join(APP))
+}
+
+/// The state directory for this process.
+pub fn state() -> Result<PathBuf> {
+    state_with(&process_env)
 }
 
 fn process_env(var: &str) -> Option<OsString> {

@@ -417,6 +417,7 @@ fn forget_clears_and_forget_closed_also_drops_the_armed_line() {
                 line: "x".into(),
                 argv: vec![],
                 armed_at: UnixMillis(1),
+                observed_at: UnixMillis(1),
             })
             .expect("arms");
     };

@@ -3,10 +3,14 @@
 pub mod agents;
 pub mod build;
 pub mod enable;
+pub mod explain;
 pub mod forget;
+pub mod plan;
 pub mod record;
 pub mod recordings;
+pub mod stats;
 pub mod status;
+pub mod take;
 
 /// Exit code for a refusal: the request was understood and deliberately not
 /// served (distinct from usage errors, 2).

@@ -28,6 +28,8 @@ pub struct Armed {
     pub argv: Vec<String>,
     /// When it was armed.
     pub armed_at: UnixMillis,
+    /// When the recording it was built from was observed.
+    pub observed_at: UnixMillis,
 }
 
 impl Store {
@@ -37,15 +39,16 @@ impl Store {
         self.writable()?;
         let argv = serde_json::to_string(&armed.argv).unwrap_or_else(|_| "[]".into());
         self.conn.execute(
-            "INSERT OR REPLACE INTO armed (pane, agent, session_id, line, argv, armed_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR REPLACE INTO armed (pane, agent, session_id, line, argv, armed_at, observed_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 armed.pane.to_string(),
                 armed.agent.code(),
                 armed.session_id,
                 armed.line,
                 argv,
-                armed.armed_at.0
+                armed.armed_at.0,
+                armed.observed_at.0
             ],
         )?;
         Ok(())
@@ -65,7 +68,7 @@ impl Store {
             .conn
             .query_row(
                 "DELETE FROM armed WHERE pane = ?1 \
-                 RETURNING agent, session_id, line, argv, armed_at",
+                 RETURNING agent, session_id, line, argv, armed_at, observed_at",
                 [pane.to_string()],
                 |r| {
                     Ok((
@@ -74,26 +77,30 @@ impl Store {
                         r.get::<_, String>(2).ok(),
                         r.get::<_, String>(3).ok(),
                         r.get::<_, i64>(4).ok(),
+                        r.get::<_, i64>(5).ok(),
                     ))
                 },
             )
             .optional()?;
-        let Some((agent, session_id, line, argv, armed_at)) = row else {
+        let Some((agent, session_id, line, argv, armed_at, observed_at)) = row else {
             return Ok(None);
         };
         let agent = agent
             .and_then(|c| u16::try_from(c).ok())
             .and_then(AgentKind::from_code);
         let argv = argv.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok());
-        match (agent, session_id, line, argv, armed_at) {
-            (Some(agent), Some(session_id), Some(line), Some(argv), Some(at)) => Ok(Some(Armed {
-                pane,
-                agent,
-                session_id,
-                line,
-                argv,
-                armed_at: UnixMillis(at),
-            })),
+        match (agent, session_id, line, argv, armed_at, observed_at) {
+            (Some(agent), Some(session_id), Some(line), Some(argv), Some(at), Some(observed)) => {
+                Ok(Some(Armed {
+                    pane,
+                    agent,
+                    session_id,
+                    line,
+                    argv,
+                    armed_at: UnixMillis(at),
+                    observed_at: UnixMillis(observed),
+                }))
+            }
             _ => Err(TakeError::Unreadable),
         }
     }
@@ -120,6 +127,7 @@ mod tests {
             line: format!(" AGENT_RESUME_LINE=1 'claude' '--resume' '{id}'"),
             argv: vec!["claude".into(), "--resume".into(), id.into()],
             armed_at: UnixMillis(7),
+            observed_at: UnixMillis(5),
         }
     }
 

@@ -26,6 +26,7 @@ fn armed(p: PaneId) -> Armed {
         line: " AGENT_RESUME_LINE=1 'claude' '--resume' 'x'".into(),
         argv: vec!["claude".into(), "--resume".into(), session(1)],
         armed_at: UnixMillis(1),
+        observed_at: UnixMillis(1),
     }
 }
 

@@ -29,6 +29,7 @@ fn startup_sweeps_panes_the_layout_does_not_restore_once_per_process() {
                 line: "x".into(),
                 argv: vec![],
                 armed_at: UnixMillis(1),
+                observed_at: UnixMillis(1),
             })
             .expect("arms");
     }

@@ -1,0 +1,151 @@
+//! The restore path shared by `plan`, `restore`, `explain` and the tmux
+//! host: load what the store holds (never failing), decide every pane with
+//! core's pure plan, and — for `restore` — sweep, arm and report.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{
+    plan, Event, FsProbe, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored,
+    TelemetrySink, UnixMillis, Verdict,
+};
+use agent_resume_store::{load_or_empty, startup, Armed, OpenOptions, Startup};
+use anyhow::{Context, Result};
+
+use crate::paths::Overrides;
+
+/// The real filesystem, for the plan's two questions.
+pub struct RealFs;
+
+impl FsProbe for RealFs {
+    fn is_dir(&self, path: &Path) -> bool {
+        fs::metadata(path).is_ok_and(|m| m.is_dir())
+    }
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        fs::canonicalize(path).ok()
+    }
+}
+
+/// The largest layout file read.
+const MAX_LAYOUT: u64 = 16 << 20;
+
+/// Reads a layout file (`-` for stdin).
+pub fn read_layout(path: &Path) -> Result<Layout> {
+    let mut text = Vec::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .take(MAX_LAYOUT)
+            .read_to_end(&mut text)
+            .context("cannot read the layout from stdin")?;
+    } else {
+        fs::File::open(path)
+            .context("cannot open the layout file")?
+            .take(MAX_LAYOUT)
+            .read_to_end(&mut text)
+            .context("cannot read the layout file")?;
+    }
+    serde_json::from_slice(&text)
+        .context("layout is not a valid layout document (see docs/layout.md)")
+}
+
+/// A decided restore.
+pub struct Decided {
+    /// Whether the feature flag is on.
+    pub enabled: bool,
+    /// One decision per pane, in layout order.
+    pub plans: Vec<PanePlan>,
+    /// The recordings the plan saw.
+    pub recordings: BTreeMap<PaneId, Stored>,
+    /// What the user may want to know (printed on stderr).
+    pub warnings: Vec<String>,
+    /// The open store, when `restore` will arm.
+    pub store: Option<agent_resume_store::Store>,
+}
+
+/// Loads and decides. With the flag off nothing is opened, swept or asked
+/// of the filesystem. `sweep` runs the once-per-process start-up sweep.
+pub fn decide(
+    o: &Overrides,
+    layout: &Layout,
+    now: UnixMillis,
+    enabled: bool,
+    sweep: bool,
+) -> Result<Decided> {
+    let mut warnings = Vec::new();
+    let (recordings, store) = if enabled {
+        let db = crate::paths::db(o)?;
+        let options = OpenOptions::default();
+        let st = if sweep {
+            let keep: HashSet<PaneId> = layout.panes().map(|(p, _)| p.id).collect();
+            startup(&db, &options, &keep)
+        } else {
+            Startup {
+                store: None,
+                loaded: load_or_empty(&db, &options),
+            }
+        };
+        warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
+        (st.loaded.stored(), st.store)
+    } else {
+        (BTreeMap::new(), None)
+    };
+    let plans = plan(&PlanInput {
+        enabled,
+        layout,
+        recordings: &recordings,
+        now,
+        window: PostureWindow::DEFAULT,
+        fs: &RealFs,
+    });
+    Ok(Decided {
+        enabled,
+        plans,
+        recordings,
+        warnings,
+        store,
+    })
+}
+
+/// Arms every resumable pane and emits one event per skipped pane that had
+/// a recording. Returns how many panes were armed.
+pub fn arm_and_report(decided: &Decided, now: UnixMillis, sink: &mut dyn TelemetrySink) -> usize {
+    if !decided.enabled {
+        return 0;
+    }
+    let mut armed = 0;
+    for p in &decided.plans {
+        match &p.verdict {
+            Verdict::Resume(inv) => {
+                let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
+                    continue;
+                };
+                let Some(store) = &decided.store else {
+                    continue;
+                };
+                let arm = Armed {
+                    pane: p.pane,
+                    agent: rec.agent,
+                    session_id: rec.session_id.clone(),
+                    line: inv.line.clone(),
+                    argv: inv.argv.clone(),
+                    armed_at: now,
+                    observed_at: rec.observed_at,
+                };
+                match store.arm(&arm) {
+                    Ok(()) => armed += 1,
+                    Err(e) => eprintln!(
+                        "agent-resume: could not arm a pane ({e}); it comes back as a shell"
+                    ),
+                }
+            }
+            Verdict::Skip(_) => {
+                if let Some(event) = Event::for_skip(p) {
+                    sink.emit(&event);
+                }
+            }
+        }
+    }
+    armed
+}

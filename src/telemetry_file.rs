@@ -1,0 +1,159 @@
+//! The default telemetry sink: JSON lines appended to a local file under
+//! `$XDG_STATE_HOME/agent-resume/` (override: `AGENT_RESUME_TELEMETRY`).
+//! Nothing is sent anywhere. A sink that cannot write drops the event and
+//! says so once on stderr: telemetry never fails a restore.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{AgeBand, AgentKind, Event, Outcome, TelemetrySink};
+use anyhow::Result;
+
+/// Where events go.
+pub fn path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("AGENT_RESUME_TELEMETRY").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    Ok(crate::paths::state()?.join("telemetry.jsonl"))
+}
+
+/// Appends events to a file, opened on the first event.
+pub struct FileSink {
+    path: PathBuf,
+    file: Option<fs::File>,
+    failed: bool,
+}
+
+impl FileSink {
+    /// A sink writing to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        FileSink {
+            path,
+            file: None,
+            failed: false,
+        }
+    }
+
+    fn open(&self) -> std::io::Result<fs::File> {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
+        }
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&self.path)
+    }
+}
+
+impl TelemetrySink for FileSink {
+    fn emit(&mut self, event: &Event) {
+        if self.failed {
+            return;
+        }
+        if self.file.is_none() {
+            match self.open() {
+                Ok(f) => self.file = Some(f),
+                Err(e) => {
+                    self.failed = true;
+                    eprintln!("agent-resume: telemetry not written ({e})");
+                    return;
+                }
+            }
+        }
+        let Ok(mut line) = serde_json::to_vec(event) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Some(f) = &mut self.file {
+            // One write per line, so concurrent appenders never interleave.
+            if let Err(e) = f.write_all(&line) {
+                self.failed = true;
+                eprintln!("agent-resume: telemetry not written ({e})");
+            }
+        }
+    }
+}
+
+/// Reads events back; lines that do not decode to closed values are counted
+/// and skipped (the file is as untrusted as any other).
+pub fn read(path: &Path) -> std::io::Result<(Vec<Event>, usize)> {
+    let file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut events = Vec::new();
+    let mut bad = 0;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line?;
+        if line.is_empty() {
+            continue;
+        }
+        match decode(&line) {
+            Some(e) => events.push(e),
+            None => bad += 1,
+        }
+    }
+    Ok((events, bad))
+}
+
+fn decode(line: &[u8]) -> Option<Event> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let o = v.as_object()?;
+    if o.len() != 4 {
+        return None;
+    }
+    let agent = match o.get("agent")?.as_str()? {
+        "unknown" => None,
+        name => Some(AgentKind::from_name(name)?),
+    };
+    Some(Event {
+        agent,
+        outcome: Outcome::from_name(o.get("outcome")?.as_str()?)?,
+        posture_carried: o.get("posture_carried")?.as_bool()?,
+        age_band: AgeBand::from_name(o.get("age_band")?.as_str()?)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_round_trip_and_garbage_lines_are_skipped() {
+        let dir = std::env::temp_dir().join(format!("ar-telemetry-{}", std::process::id()));
+        let path = dir.join("t.jsonl");
+        let mut sink = FileSink::new(path.clone());
+        let e = Event {
+            agent: Some(AgentKind::Codex),
+            outcome: Outcome::Resumed,
+            posture_carried: true,
+            age_band: AgeBand::Le6h,
+        };
+        sink.emit(&e);
+        sink.emit(&Event {
+            agent: None,
+            outcome: Outcome::RecordingUnreadable,
+            posture_carried: false,
+            age_band: AgeBand::Unknown,
+        });
+        drop(sink);
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("file");
+        f.write_all(b"{\"agent\":\"x\"}\nnot json\n")
+            .expect("append");
+        let (events, bad) = read(&path).expect("reads");
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0], e);
+        assert_eq!(bad, 2);
+        let _ = fs::remove_dir_all(dir);
+    }
+}

@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -29,4 +29,16 @@ CREATE TABLE armed (
     armed_at   INTEGER NOT NULL,             -- Unix milliseconds, UTC
     observed_at INTEGER NOT NULL,            -- when the recording was observed (telemetry's age band at take)
     UNIQUE (agent, session_id)               -- a session id is armed for at most one pane
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE noted (
+    pane     TEXT    NOT NULL PRIMARY KEY, -- PaneId
+    agent    INTEGER NOT NULL,             -- AgentKind code
+    argv     TEXT    NOT NULL,             -- JSON array: program word, then allowlisted flags only
+    noted_at INTEGER NOT NULL              -- Unix milliseconds, UTC
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE report_seq (
+    pane TEXT    NOT NULL PRIMARY KEY, -- PaneId
+    seq  INTEGER NOT NULL              -- the highest seq applied for the pane
 ) STRICT, WITHOUT ROWID;

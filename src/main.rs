@@ -7,10 +7,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod capture_apply;
 mod cmd;
 mod config;
 mod pane_env;
 mod paths;
+mod process;
 mod restore;
 mod telemetry_file;
 mod when;
@@ -57,6 +59,21 @@ enum Command {
     Explain(cmd::explain::Args),
     /// Outcome counts and age histogram from the local telemetry file.
     Stats(cmd::stats::Args),
+    /// The command an agent's hook runs: record the session id it reported (always exits 0).
+    Hook(cmd::hook::Args),
+    /// Apply a host-neutral report message (docs/capture.md).
+    Report(cmd::report::Args),
+    /// Shell integration: `eval "$(agent-resume init zsh)"`.
+    Init(cmd::init::Args),
+    /// Shell integration's preexec step: note an agent command line's allowlisted flags.
+    #[command(hide = true)]
+    Note(cmd::note::Args),
+    /// Merge agent-resume into an agent's hook configuration.
+    InstallHooks(cmd::hooks::Args),
+    /// Remove agent-resume from an agent's hook configuration.
+    UninstallHooks(cmd::hooks::Args),
+    /// Launch an agent: note its flags, pin a session id where supported, run it.
+    Run(cmd::run::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +96,13 @@ fn main() -> ExitCode {
         Command::Take(args) => cmd::take::run(args, &paths),
         Command::Explain(args) => cmd::explain::run(args, &paths),
         Command::Stats(args) => cmd::stats::run(args),
+        Command::Hook(args) => Ok(cmd::hook::run(args, &paths)),
+        Command::Report(args) => cmd::report::run(args, &paths),
+        Command::Init(args) => cmd::init::run(args),
+        Command::Note(args) => Ok(cmd::note::run(args, &paths)),
+        Command::InstallHooks(args) => cmd::hooks::run(args, true),
+        Command::UninstallHooks(args) => cmd::hooks::run(args, false),
+        Command::Run(args) => cmd::run::run(args, &paths),
     };
     match result {
         Ok(code) => code,

@@ -14,19 +14,27 @@ use crate::when;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (hyphenated UUID).
+    /// The pane (default: `AGENT_RESUME_PANE`).
     #[arg(long)]
-    pane: String,
+    pane: Option<String>,
+    /// Say nothing when the feature is off (shell integration).
+    #[arg(long)]
+    quiet: bool,
     /// The pane was closed permanently (not an undoable close).
     #[arg(long)]
     closed: bool,
 }
 
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
-    if !enabled_or_say(o, "nothing forgotten") {
+    let enabled = if args.quiet {
+        crate::config::gate_quiet(o).enabled
+    } else {
+        enabled_or_say(o, "nothing forgotten")
+    };
+    if !enabled {
         return Ok(ExitCode::SUCCESS);
     }
-    let pane: PaneId = args.pane.parse().context("--pane")?;
+    let pane: PaneId = crate::pane_env::resolve(args.pane.as_deref())?;
     let change = if args.closed {
         Change::Delete
     } else {

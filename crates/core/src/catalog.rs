@@ -116,6 +116,9 @@ pub struct AgentDecl {
     pub headless_subcommands: Vec<String>,
     /// Any positional word (a prompt) makes the run headless (qwen 0.24).
     pub positional_is_headless: bool,
+    /// The flag that chooses the id of a *new* session at launch, where the
+    /// agent has one (`--session-id`).
+    pub launch_id_flag: Option<String>,
     /// Declared flags, in replay order.
     pub flags: Vec<FlagDecl>,
 }
@@ -230,6 +233,7 @@ struct RawAgent {
     headless_subcommands: Vec<String>,
     #[serde(default)]
     positional_is_headless: bool,
+    launch_id_flag: Option<String>,
     #[serde(default)]
     flags: Vec<RawFlag>,
 }
@@ -401,6 +405,11 @@ impl Catalog {
                     })
                 }
             };
+            if let Some(f) = &ra.launch_id_flag {
+                if !is_flag_word(f) || ra.flags.iter().any(|d| &d.name == f && d.carry) {
+                    return Err(rule("launch_id_flag must be a flag that is never carried"));
+                }
+            }
             if !ra.headless_subcommands.iter().all(|w| is_plain_word(w)) {
                 return Err(rule("headless subcommands must be plain words"));
             }
@@ -475,6 +484,7 @@ impl Catalog {
                 headless,
                 headless_subcommands: ra.headless_subcommands.clone(),
                 positional_is_headless: ra.positional_is_headless,
+                launch_id_flag: ra.launch_id_flag.clone(),
                 flags,
             });
         }

@@ -88,6 +88,15 @@ fn is_env_assignment(word: &str) -> bool {
     }
 }
 
+/// The declared agent an invocation runs, by its program word.
+pub fn detect<'c>(catalog: &'c crate::Catalog, invocation: &str) -> Option<&'c AgentDecl> {
+    let words = shell_words::split(first_command(invocation)).ok()?;
+    let word = words
+        .iter()
+        .find(|w| !is_env_assignment(w) && !WRAPPERS.contains(&w.as_str()))?;
+    catalog.by_command(word.rsplit('/').next().unwrap_or(word))
+}
+
 /// Finds the program word: its index in `words` and its recorded form.
 fn program<'w>(
     agent: &AgentDecl,
@@ -535,5 +544,17 @@ mod tests {
             ex(Qwen, "qwen -m qwen3"),
             Ok(Extraction::Interactive { .. })
         ));
+    }
+
+    #[test]
+    fn detect_finds_the_agent_by_its_program_word() {
+        let c = Catalog::embedded();
+        assert_eq!(
+            detect(c, "FOO=1 /opt/bin/codex -m o3").map(|a| a.kind),
+            Some(Codex)
+        );
+        assert_eq!(detect(c, "claude; rm x").map(|a| a.kind), Some(Claude));
+        assert!(detect(c, "vim claude").is_none());
+        assert!(detect(c, "'unbalanced").is_none());
     }
 }

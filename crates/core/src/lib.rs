@@ -79,7 +79,7 @@ pub use agent_kind::AgentKind;
 pub use capture::{Capture, Change, DetachKind, IdSource, Observation, PaneContext};
 pub use catalog::{AgentDecl, Catalog, CatalogError};
 pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, Verdict};
-pub use flag::{extract, extract_words, ExtractError, Extraction, RecordedFlag};
+pub use flag::{detect, extract, extract_words, ExtractError, Extraction, RecordedFlag};
 pub use gate::{gate, Gate, GateSource};
 pub use invocation::{
     build, build_from_text, rebuild, BuildError, BuildRequest, Invocation, Refusal,

@@ -52,6 +52,7 @@ mod arm;
 mod error;
 mod load;
 pub mod migrate;
+mod noted;
 mod open;
 mod row;
 mod writer;

@@ -157,7 +157,13 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut swept = 0;
-        for table in ["agent_sessions", "agent_session_clears", "armed"] {
+        for table in [
+            "agent_sessions",
+            "agent_session_clears",
+            "armed",
+            "noted",
+            "report_seq",
+        ] {
             let doomed: Vec<String> = {
                 let mut stmt = tx.prepare(&format!("SELECT pane FROM {table}"))?;
                 let panes = stmt.query_map([], |r| {

@@ -31,6 +31,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_create_armed.sql",
         sql: include_str!("../../../migrations/0002_create_armed.sql"),
     },
+    Migration {
+        version: 3,
+        name: "0003_create_noted_and_report_seq.sql",
+        sql: include_str!("../../../migrations/0003_create_noted_and_report_seq.sql"),
+    },
 ];
 
 /// The schema version this build writes.

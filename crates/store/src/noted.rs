@@ -1,0 +1,123 @@
+//! The capture-side small tables: one pane's row read by key (the hook's
+//! hot path), invocations noted by shell integration (flags only), and the
+//! per-pane sequence numbers of host report messages.
+
+use agent_resume_core::{AgentKind, PaneId, UnixMillis};
+use rusqlite::OptionalExtension;
+
+use crate::error::{LoadError, WriteError};
+use crate::open::Store;
+use crate::row::{self, RowState};
+
+impl Store {
+    /// One pane's recording, by key: what capture compares a new
+    /// observation against.
+    pub fn row(&self, pane: PaneId) -> Result<Option<RowState>, LoadError> {
+        let sql = format!(
+            "SELECT {} FROM agent_sessions WHERE pane = ?1",
+            row::COLUMNS
+        );
+        Ok(self
+            .conn
+            .query_row(&sql, [pane.to_string()], row::decode)
+            .optional()?)
+    }
+
+    /// Notes, for `pane`, the program word and allowlisted flags of the agent
+    /// command line the user just ran. Never the text itself: `argv` is what
+    /// extraction kept.
+    pub fn note(
+        &self,
+        pane: PaneId,
+        agent: AgentKind,
+        argv: &[String],
+        at: UnixMillis,
+    ) -> Result<(), WriteError> {
+        self.writable()?;
+        let argv = serde_json::to_string(argv).unwrap_or_else(|_| "[]".into());
+        self.conn.execute(
+            "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![pane.to_string(), agent.code(), argv, at.0],
+        )?;
+        Ok(())
+    }
+
+    /// The argv noted for `pane` when it was noted for `agent` no earlier
+    /// than `since`; anything unreadable is `None`.
+    pub fn noted(&self, pane: PaneId, agent: AgentKind, since: UnixMillis) -> Option<Vec<String>> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT argv FROM noted WHERE pane = ?1 AND agent = ?2 AND noted_at >= ?3",
+                rusqlite::params![pane.to_string(), agent.code(), since.0],
+                |r| r.get(0),
+            )
+            .optional()
+            .ok()
+            .flatten();
+        text.and_then(|t| serde_json::from_str(&t).ok())
+    }
+
+    /// Records `seq` as the pane's newest report when it is above the last
+    /// one applied; `false` means the report is late or replayed. One
+    /// statement, so racing receivers agree.
+    pub fn accept_seq(&self, pane: PaneId, seq: u64) -> Result<bool, WriteError> {
+        self.writable()?;
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        let n = self.conn.execute(
+            "INSERT INTO report_seq (pane, seq) VALUES (?1, ?2) \
+             ON CONFLICT (pane) DO UPDATE SET seq = excluded.seq WHERE excluded.seq > report_seq.seq",
+            rusqlite::params![pane.to_string(), seq],
+        )?;
+        Ok(n == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pane(n: u8) -> PaneId {
+        PaneId::from_bytes([n; 16])
+    }
+
+    #[test]
+    fn report_seq_must_increase_strictly_per_pane() {
+        let s = Store::open_in_memory().expect("store");
+        assert!(s.accept_seq(pane(1), 5).expect("writes"));
+        assert!(
+            !s.accept_seq(pane(1), 5).expect("writes"),
+            "a replay is dropped"
+        );
+        assert!(
+            !s.accept_seq(pane(1), 4).expect("writes"),
+            "a late report is dropped"
+        );
+        assert!(s.accept_seq(pane(1), 6).expect("writes"));
+        assert!(
+            s.accept_seq(pane(2), 1).expect("writes"),
+            "panes are independent"
+        );
+    }
+
+    #[test]
+    fn noted_argv_is_per_pane_and_agent_and_not_stale() {
+        let s = Store::open_in_memory().expect("store");
+        let argv = vec!["claude".to_owned(), "--model".to_owned(), "opus".to_owned()];
+        s.note(pane(1), AgentKind::Claude, &argv, UnixMillis(100))
+            .expect("notes");
+        assert_eq!(
+            s.noted(pane(1), AgentKind::Claude, UnixMillis(50)),
+            Some(argv)
+        );
+        assert_eq!(s.noted(pane(1), AgentKind::Codex, UnixMillis(50)), None);
+        assert_eq!(s.noted(pane(1), AgentKind::Claude, UnixMillis(101)), None);
+        assert_eq!(s.noted(pane(2), AgentKind::Claude, UnixMillis(0)), None);
+    }
+
+    #[test]
+    fn one_row_reads_by_key() {
+        let s = Store::open_in_memory().expect("store");
+        assert_eq!(s.row(pane(1)).expect("reads"), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! Capture from a short-lived process (`hook`, `report`, `note`, `run`):
+//! seed the state machine with the pane's stored recording, observe, and
+//! write what changed. The unchanged case reads one row by key and writes
+//! nothing.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use agent_resume_core::{Capture, Change, Observation, PaneContext, PaneId, UnixMillis};
+use agent_resume_store::{RowState, Set, Store, Writer};
+use anyhow::Result;
+
+/// What a short-lived process knows about the pane.
+pub struct Known {
+    /// Program word and allowlisted flags (never raw text), joined.
+    pub invocation: Option<String>,
+    /// The pane's directory.
+    pub cwd: Option<PathBuf>,
+    /// The agent's config home.
+    pub config_home: Option<PathBuf>,
+}
+
+impl PaneContext for Known {
+    fn invocation(&self) -> Option<Cow<'_, str>> {
+        self.invocation.as_deref().map(Cow::Borrowed)
+    }
+    fn cwd(&self) -> Option<PathBuf> {
+        self.cwd.clone()
+    }
+    fn config_home(&self) -> Option<PathBuf> {
+        self.config_home.clone()
+    }
+}
+
+/// What happened to the store.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// Nothing changed (unchanged pair, headless, lower-precedence source).
+    Unchanged,
+    /// A recording was saved.
+    Saved,
+    /// A newer observation or clear from another process won.
+    Superseded,
+}
+
+/// Observes `obs` for its pane against what `store` holds.
+pub fn observe(
+    store: Store,
+    obs: &Observation<'_>,
+    known: &Known,
+    now: UnixMillis,
+) -> Result<Applied> {
+    let mut capture = Capture::new();
+    if let Ok(Some(RowState::Recording(rec))) = store.row(obs.pane) {
+        capture.seed(obs.pane, rec);
+    }
+    let Some(change) = capture.observe(obs, known, now) else {
+        return Ok(Applied::Unchanged);
+    };
+    apply(store, obs.pane, change, now)
+}
+
+/// Writes one change for `pane`.
+pub fn apply(store: Store, pane: PaneId, change: Change, now: UnixMillis) -> Result<Applied> {
+    let delete = change == Change::Delete;
+    let mut writer = Writer::new(store);
+    writer.send(Set::from_change(pane, change, now));
+    let flushed = writer.flush()?;
+    if delete {
+        writer.store().disarm(pane)?;
+    }
+    Ok(if flushed.applied == 0 {
+        Applied::Superseded
+    } else {
+        Applied::Saved
+    })
+}
+
+/// The invocation noted for `pane` and `agent` in the last day, joined.
+pub fn noted_invocation(
+    store: &Store,
+    pane: PaneId,
+    agent: agent_resume_core::AgentKind,
+    now: UnixMillis,
+) -> Option<String> {
+    const DAY: i64 = 24 * 3600 * 1000;
+    store
+        .noted(pane, agent, UnixMillis(now.0.saturating_sub(DAY)))
+        .map(shell_words::join)
+}

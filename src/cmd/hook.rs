@@ -1,0 +1,158 @@
+//! `agent-resume hook <agent>`: the command an agent's hook configuration
+//! runs. It reads the agent's native payload (stdin, or the last argument
+//! where the agent passes it that way: Codex `notify`), records the id the
+//! agent reported for the pane, and exits 0 — always, quickly, printing
+//! nothing on stdout (an agent may read hook output as context). Problems go
+//! to stderr and to `$XDG_STATE_HOME/agent-resume/hook.log`, naming the
+//! problem's kind, never payload bytes.
+
+use std::fs;
+use std::io::{IsTerminal, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_resume_core::hook::{self, MAX_PAYLOAD};
+use agent_resume_core::{AgentKind, Catalog, IdSource, Observation};
+use agent_resume_store::Store;
+
+use crate::capture_apply::{noted_invocation, observe, Known};
+use crate::paths::Overrides;
+use crate::{config, pane_env, paths, when};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Agent name (see `agent-resume agents`).
+    agent: String,
+    /// The pane (default: `AGENT_RESUME_PANE`).
+    #[arg(long)]
+    pane: Option<String>,
+    /// The payload as the last argument (Codex `notify`), optionally after
+    /// `--chain PROGRAM ARGS…`: a notifier the user already had, run after
+    /// with the payload appended.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
+
+/// Logs one line: time, agent and the problem's kind.
+fn log(agent: &str, problem: &str) {
+    let line = format!(
+        "{} {} {problem}\n",
+        when::format(when::now()).unwrap_or_default(),
+        paths::escape(agent)
+    );
+    eprintln!("agent-resume: hook: {problem}");
+    let Ok(dir) = paths::state() else { return };
+    let _ = fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir);
+    if let Ok(mut f) = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(dir.join("hook.log"))
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+fn read_stdin() -> Vec<u8> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    // One byte over the cap is enough to know it is over.
+    let _ = stdin
+        .lock()
+        .take(MAX_PAYLOAD as u64 + 1)
+        .read_to_end(&mut buf);
+    buf
+}
+
+pub fn run(args: Args, o: &Overrides) -> ExitCode {
+    let (chain, payload) = split_rest(&args.rest);
+    let payload = payload.map_or_else(read_stdin, |p| p.as_bytes().to_vec());
+    if let Err(problem) = record(&args, o, &payload) {
+        log(&args.agent, &problem);
+    }
+    if let (Some(chain), Some(last)) = (chain, args.rest.last()) {
+        crate::process::spawn_detached(chain, last);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--chain PROG ARGS… PAYLOAD` or `PAYLOAD`.
+fn split_rest(rest: &[String]) -> (Option<&[String]>, Option<&String>) {
+    match rest {
+        [] => (None, None),
+        [first, middle @ .., last] if first == "--chain" && !middle.is_empty() => {
+            (Some(middle), Some(last))
+        }
+        [.., last] => (None, Some(last)),
+    }
+}
+
+fn record(args: &Args, o: &Overrides, payload: &[u8]) -> Result<(), String> {
+    if !config::gate_quiet(o).enabled {
+        return Ok(());
+    }
+    let agent = AgentKind::from_name(&args.agent).ok_or("unknown agent")?;
+    let reported = hook::parse(agent, payload).map_err(|e| format!("payload: {e}"))?;
+    let pane = pane_env::resolve(args.pane.as_deref())
+        .map_err(|_| "no pane (set AGENT_RESUME_PANE or run inside tmux)")?;
+    let now = when::now();
+    let db = paths::db(o).map_err(|e| format!("{e:#}"))?;
+    let store = Store::open(&db).map_err(|e| format!("store: {e}"))?;
+    let invocation = noted_invocation(&store, pane, agent, now);
+    let cwd = reported
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok());
+    let config_home = Catalog::embedded()
+        .agent(agent)
+        .config_env
+        .iter()
+        .find_map(|v| {
+            std::env::var_os(v)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        });
+    let obs = Observation {
+        pane,
+        agent,
+        session_id: Some(&reported.session_id),
+        source: IdSource::Hook,
+        headless: reported.headless,
+    };
+    observe(
+        store,
+        &obs,
+        &Known {
+            invocation,
+            cwd,
+            config_home,
+        },
+        now,
+    )
+    .map_err(|e| format!("store: {e:#}"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_and_payload_are_split_from_the_trailing_words() {
+        let s = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let rest = s(&["--chain", "notify-send", "-u", "{}"]);
+        let (chain, payload) = split_rest(&rest);
+        assert_eq!(chain, Some(&rest[1..3]));
+        assert_eq!(payload.map(String::as_str), Some("{}"));
+        let rest = s(&["{}"]);
+        assert_eq!(split_rest(&rest), (None, Some(&rest[0])));
+        assert_eq!(split_rest(&[]), (None, None));
+    }
+}

@@ -1,0 +1,52 @@
+//! `agent-resume note`: shell integration's preexec step. Reads the command
+//! line the user is about to run on stdin; when it runs a declared agent
+//! interactively, stores for the pane the program word and the allowlisted
+//! flags extraction keeps — never the text. Silent, and always exits 0: it
+//! runs before every agent command the user types.
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
+use agent_resume_store::Store;
+
+use crate::paths::Overrides;
+use crate::{config, pane_env, paths, when};
+
+const MAX_LINE: u64 = 64 * 1024;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The pane (default: `AGENT_RESUME_PANE`).
+    #[arg(long)]
+    pane: Option<String>,
+    /// The shell the line was typed in.
+    #[arg(long)]
+    shell: Option<Shell>,
+}
+
+pub fn run(args: Args, o: &Overrides) -> ExitCode {
+    let _ = note(&args, o);
+    ExitCode::SUCCESS
+}
+
+fn note(args: &Args, o: &Overrides) -> Option<()> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() || !config::gate_quiet(o).enabled {
+        return None;
+    }
+    let mut text = String::new();
+    stdin.lock().take(MAX_LINE).read_to_string(&mut text).ok()?;
+    let agent = detect(Catalog::embedded(), &text)?;
+    let Ok(Extraction::Interactive { flags, program }) = extract(agent, &text) else {
+        return None;
+    };
+    let pane = pane_env::resolve(args.pane.as_deref()).ok()?;
+    let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
+    for f in flags {
+        argv.push(f.name);
+        argv.extend(f.value);
+    }
+    let store = Store::open(&paths::db(o).ok()?).ok()?;
+    store.note(pane, agent.kind, &argv, when::now()).ok()
+}

@@ -1,0 +1,88 @@
+# agent-resume shell integration for bash.
+# Load it with:  eval "$(agent-resume init bash)"
+#
+# - keeps resume lines (they carry AGENT_RESUME_LINE=1) out of history;
+# - when you run an agent, notes its allowlisted flags (never the text);
+# - when the agent exits 0 while the pane is attached, clears the pane's
+#   recording (a suspended, failed or killed agent keeps it);
+# - at the pane's first prompt, takes the pane's armed resume line, if any,
+#   and runs it: the line is never typed into your editor.
+# Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+
+__agent_resume_bin=@AGENT_RESUME_BIN@
+__agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
+__agent_resume_seen=
+
+case ":${HISTIGNORE-}:" in
+  *':*AGENT_RESUME_LINE=1*:'*) ;;
+  *) HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:}*AGENT_RESUME_LINE=1*" ;;
+esac
+
+__agent_resume_is_agent() {
+  local -a words
+  local w
+  read -r -a words <<<"$1"
+  for w in "${words[@]}"; do
+    case $w in
+      [A-Za-z_]*=*) continue ;;
+      command|exec|env|nohup) continue ;;
+    esac
+    case $__agent_resume_agents in
+      *" ${w##*/} "*) return 0 ;;
+    esac
+    return 1
+  done
+  return 1
+}
+
+__agent_resume_has_pane() {
+  [ -n "${AGENT_RESUME_PANE-}" ] || [ -n "${TMUX_PANE-}" ]
+}
+
+# The last history entry without its number.
+__agent_resume_last() {
+  local entry
+  entry=$(HISTTIMEFORMAT= builtin history 1)
+  entry=${entry#"${entry%%[![:space:]]*}"}
+  printf '%s' "${entry#*[[:space:]]}"
+}
+
+# Runs from PS0, in a subshell, just before a command line executes.
+__agent_resume_preexec() {
+  __agent_resume_has_pane || return 0
+  local line
+  line=$(__agent_resume_last)
+  __agent_resume_is_agent "$line" || return 0
+  "$__agent_resume_bin" note --shell bash <<<"$line" >/dev/null 2>&1
+}
+
+__agent_resume_ended() {
+  # Exit 0: the agent ended while attached. 148 (stopped), failures and
+  # signals keep the recording.
+  [ "$1" -eq 0 ] && "$__agent_resume_bin" forget --quiet </dev/null >/dev/null 2>&1
+  return 0
+}
+
+__agent_resume_precmd() {
+  local st=$? entry
+  entry=$(HISTTIMEFORMAT= builtin history 1)
+  if [ -n "$__agent_resume_seen" ] && [ "$entry" != "$__agent_resume_seen" ] \
+    && __agent_resume_has_pane && __agent_resume_is_agent "$(__agent_resume_last)"; then
+    __agent_resume_ended "$st"
+  fi
+  __agent_resume_seen=${entry:-none}
+  [ -n "${AGENT_RESUME_TAKEN-}" ] && return 0
+  __agent_resume_has_pane || return 0
+  # Only the pane's first shell takes: a nested shell inherits this.
+  export AGENT_RESUME_TAKEN=1
+  local line
+  line=$("$__agent_resume_bin" take --shell bash 2>/dev/null) || return 0
+  eval "$line"
+  __agent_resume_ended $?
+}
+
+PS0="${PS0-}"'$(__agent_resume_preexec)'
+case ";${PROMPT_COMMAND-};" in
+  *';__agent_resume_precmd;'*) ;;
+  *) PROMPT_COMMAND="__agent_resume_precmd${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;;
+esac

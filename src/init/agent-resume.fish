@@ -1,0 +1,64 @@
+# agent-resume shell integration for fish.
+# Load it with:  agent-resume init fish | source
+#
+# - resume lines start with a space, which fish keeps out of history;
+# - when you run an agent, notes its allowlisted flags (never the text);
+# - when the agent exits 0 while the pane is attached, clears the pane's
+#   recording (a suspended, failed or killed agent keeps it);
+# - at the pane's first prompt, takes the pane's armed resume line, if any,
+#   and runs it: the line is never typed into your editor.
+# Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+
+set -g __agent_resume_bin @AGENT_RESUME_BIN@
+set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
+set -g __agent_resume_running
+
+function __agent_resume_has_pane
+    set -q AGENT_RESUME_PANE; and test -n "$AGENT_RESUME_PANE"; and return 0
+    set -q TMUX_PANE; and test -n "$TMUX_PANE"
+end
+
+function __agent_resume_is_agent --argument-names line
+    for w in (string split -n ' ' -- $line)
+        string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $w; and continue
+        contains -- $w command exec env nohup; and continue
+        set -l base (string split -r -m1 / -- $w)[-1]
+        contains -- $base $__agent_resume_agents
+        return
+    end
+    return 1
+end
+
+function __agent_resume_ended --argument-names st
+    # Exit 0: the agent ended while attached. Stopped, failed or killed
+    # agents keep the recording.
+    test "$st" -eq 0; and $__agent_resume_bin forget --quiet </dev/null >/dev/null 2>&1
+    return 0
+end
+
+function __agent_resume_preexec --on-event fish_preexec
+    set -g __agent_resume_running
+    __agent_resume_has_pane; or return 0
+    __agent_resume_is_agent "$argv[1]"; or return 0
+    set -g __agent_resume_running 1
+    printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish >/dev/null 2>&1
+end
+
+function __agent_resume_postexec --on-event fish_postexec
+    set -l st $status
+    if test -n "$__agent_resume_running"
+        set -g __agent_resume_running
+        __agent_resume_ended $st
+    end
+end
+
+function __agent_resume_first_prompt --on-event fish_prompt
+    functions -e __agent_resume_first_prompt
+    set -q AGENT_RESUME_TAKEN; and return 0
+    __agent_resume_has_pane; or return 0
+    # Only the pane's first shell takes: a nested shell inherits this.
+    set -gx AGENT_RESUME_TAKEN 1
+    set -l line ($__agent_resume_bin take --shell fish 2>/dev/null); or return 0
+    eval $line
+    __agent_resume_ended $status
+end

@@ -1,0 +1,68 @@
+# agent-resume shell integration for zsh.
+# Load it with:  eval "$(agent-resume init zsh)"
+#
+# - keeps resume lines (they carry AGENT_RESUME_LINE=1) out of history;
+# - when you run an agent, notes its allowlisted flags (never the text);
+# - when the agent exits 0 while the pane is attached, clears the pane's
+#   recording (a suspended, failed or killed agent keeps it);
+# - at the pane's first prompt, takes the pane's armed resume line, if any,
+#   and runs it: the line is never typed into your editor.
+# Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+
+typeset -g _agent_resume_bin=@AGENT_RESUME_BIN@
+typeset -ga _agent_resume_agents=(@AGENT_RESUME_COMMANDS@)
+typeset -g _agent_resume_running=
+
+_agent_resume_history() {
+  [[ $1 != *AGENT_RESUME_LINE=1* ]]
+}
+
+_agent_resume_is_agent() {
+  local w
+  for w in ${(z)1}; do
+    [[ $w == [A-Za-z_][A-Za-z0-9_]#=* ]] && continue
+    [[ $w == (command|exec|env|nohup|noglob) ]] && continue
+    (( ${_agent_resume_agents[(Ie)${w:t}]} )) && return 0
+    return 1
+  done
+  return 1
+}
+
+_agent_resume_has_pane() {
+  [[ -n ${AGENT_RESUME_PANE-} || -n ${TMUX_PANE-} ]]
+}
+
+_agent_resume_preexec() {
+  _agent_resume_running=
+  _agent_resume_has_pane || return 0
+  _agent_resume_is_agent "$1" || return 0
+  _agent_resume_running=1
+  "$_agent_resume_bin" note --shell zsh <<<"$1" >/dev/null 2>&1
+}
+
+_agent_resume_ended() {
+  # Exit 0: the agent ended while attached. 148 (stopped), failures and
+  # signals keep the recording.
+  (( $1 == 0 )) && "$_agent_resume_bin" forget --quiet </dev/null >/dev/null 2>&1
+}
+
+_agent_resume_precmd() {
+  local st=$?
+  if [[ -n $_agent_resume_running ]]; then
+    _agent_resume_running=
+    _agent_resume_ended $st
+  fi
+  [[ -n ${AGENT_RESUME_TAKEN-} ]] && return 0
+  _agent_resume_has_pane || return 0
+  # Only the pane's first shell takes: a nested shell inherits this.
+  export AGENT_RESUME_TAKEN=1
+  local line
+  line=$("$_agent_resume_bin" take --shell zsh 2>/dev/null) || return 0
+  eval "$line"
+  _agent_resume_ended $?
+}
+
+autoload -Uz add-zsh-hook
+add-zsh-hook zshaddhistory _agent_resume_history
+add-zsh-hook preexec _agent_resume_preexec
+add-zsh-hook precmd _agent_resume_precmd

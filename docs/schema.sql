@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -29,6 +29,12 @@ CREATE TABLE armed (
     armed_at   INTEGER NOT NULL,             -- Unix milliseconds, UTC
     observed_at INTEGER NOT NULL,            -- when the recording was observed (telemetry's age band at take)
     UNIQUE (agent, session_id)               -- a session id is armed for at most one pane
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE host_layouts (
+    host     TEXT    NOT NULL PRIMARY KEY, -- which host: "tmux"
+    layout   TEXT    NOT NULL,             -- the host's own JSON snapshot
+    saved_at INTEGER NOT NULL              -- Unix milliseconds, UTC
 ) STRICT, WITHOUT ROWID;
 
 CREATE TABLE noted (

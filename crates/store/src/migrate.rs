@@ -36,6 +36,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_create_noted_and_report_seq.sql",
         sql: include_str!("../../../migrations/0003_create_noted_and_report_seq.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0004_create_host_layouts.sql",
+        sql: include_str!("../../../migrations/0004_create_host_layouts.sql"),
+    },
 ];
 
 /// The schema version this build writes.

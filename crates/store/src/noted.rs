@@ -73,6 +73,37 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Replaces `host`'s layout snapshot, in its own table: recordings are
+    /// never touched by a layout save.
+    pub fn save_host_layout(
+        &self,
+        host: &str,
+        layout: &str,
+        at: UnixMillis,
+    ) -> Result<(), WriteError> {
+        self.writable()?;
+        self.conn.execute(
+            "INSERT OR REPLACE INTO host_layouts (host, layout, saved_at) VALUES (?1, ?2, ?3)",
+            rusqlite::params![host, layout, at.0],
+        )?;
+        Ok(())
+    }
+
+    /// `host`'s last layout snapshot and when it was saved.
+    pub fn host_layout(&self, host: &str) -> Option<(String, UnixMillis)> {
+        self.conn
+            .query_row(
+                "SELECT layout, saved_at FROM host_layouts WHERE host = ?1",
+                [host],
+                |r| Ok((r.get::<_, String>(0)?, UnixMillis(r.get(1)?))),
+            )
+            .optional()
+            .ok()
+            .flatten()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +144,21 @@ mod tests {
         assert_eq!(s.noted(pane(1), AgentKind::Codex, UnixMillis(50)), None);
         assert_eq!(s.noted(pane(1), AgentKind::Claude, UnixMillis(101)), None);
         assert_eq!(s.noted(pane(2), AgentKind::Claude, UnixMillis(0)), None);
+    }
+
+    #[test]
+    fn host_layout_save_replaces_the_snapshot_and_leaves_recordings_alone() {
+        let s = Store::open_in_memory().expect("store");
+        assert_eq!(s.host_layout("tmux"), None);
+        s.save_host_layout("tmux", "{\"a\":1}", UnixMillis(1))
+            .expect("saves");
+        s.save_host_layout("tmux", "{\"a\":2}", UnixMillis(2))
+            .expect("saves");
+        assert_eq!(
+            s.host_layout("tmux"),
+            Some(("{\"a\":2}".to_owned(), UnixMillis(2)))
+        );
+        assert_eq!(s.counts().expect("counts").recordings, 0);
     }
 
     #[test]

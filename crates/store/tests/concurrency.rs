@@ -5,18 +5,16 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
 
 use agent_resume_core::{AgentKind, PaneId, UnixMillis};
 use agent_resume_store::{Armed, Set, Store, Writer};
 use common::*;
 
-const ROLE: &str = "AGENT_RESUME_STORE_TEST_ROLE";
-const DB: &str = "AGENT_RESUME_STORE_TEST_DB";
-const GO: &str = "AGENT_RESUME_STORE_TEST_GO";
+/// The helper binary whose `take` role races in a process of its own.
+const CHILD: &str = env!("CARGO_BIN_EXE_agent-resume-store-test-child");
 
 fn armed(p: PaneId) -> Armed {
     Armed {
@@ -30,45 +28,11 @@ fn armed(p: PaneId) -> Armed {
     }
 }
 
-/// Runs a role of this file in a child process. Not a test of its own.
-#[test]
-#[ignore = "a child process of other tests in this file"]
-fn child() {
-    let Ok(role) = std::env::var(ROLE) else {
-        return;
-    };
-    let path = PathBuf::from(std::env::var_os(DB).expect("db path"));
-    let go = PathBuf::from(std::env::var_os(GO).expect("go path"));
-    assert_eq!(role, "take");
-    let store = Store::open(&path).expect("opens");
-    let start = Instant::now();
-    while !go.exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "never started");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let got = store.take(pane(1)).expect("take does not fail");
-    println!(
-        "{}",
-        if got.is_some() {
-            "TAKE won"
-        } else {
-            "TAKE lost"
-        }
-    );
-}
-
 fn spawn_taker(path: &Path, go: &Path) -> std::process::Child {
-    Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(ROLE, "take")
-        .env(DB, path)
-        .env(GO, go)
+    Command::new(CHILD)
+        .arg("take")
+        .arg(path)
+        .arg(go)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -3,10 +3,12 @@
 //! the loss is at most the in-flight batch.
 //!
 //! Read-only files and directories mean nothing to root, so when the tests
-//! run as root those checks run in a child process (this test binary
-//! again) with the uid and gid of `nobody`.
+//! run as root those checks run in a child process (the package's
+//! `agent-resume-store-test-child` binary) with the uid and gid of `nobody`.
 
 mod common;
+#[path = "child/faults.rs"]
+mod roles;
 
 use std::collections::HashSet;
 use std::fs;
@@ -20,46 +22,24 @@ use std::time::{Duration, Instant};
 use agent_resume_core::UnixMillis;
 use agent_resume_store::{
     load_or_empty, migrate::LATEST, startup, Fault, OpenOptions, ReadOnly, RowState, Set, Store,
-    Warning, WriteError, Writer,
+    Warning, Writer,
 };
 use common::*;
+use roles::{check_read_only, churn_rec};
 use rusqlite::Connection;
 
-const ROLE: &str = "AGENT_RESUME_STORE_TEST_ROLE";
-const DB: &str = "AGENT_RESUME_STORE_TEST_DB";
 const NOBODY: u32 = 65534;
 
-/// Runs a role of this file in a child process. Not a test of its own.
-#[test]
-#[ignore = "a child process of other tests in this file"]
-fn child() {
-    let Ok(role) = std::env::var(ROLE) else {
-        return;
-    };
-    let path = PathBuf::from(std::env::var_os(DB).expect("the db path is passed"));
-    match role.as_str() {
-        "read-only" => check_read_only(&path),
-        "churn" => churn(&path),
-        other => panic!("unknown role {other:?}"),
-    }
-}
+/// The helper binary that runs a role of this file in a process of its own.
+const CHILD: &str = env!("CARGO_BIN_EXE_agent-resume-store-test-child");
 
 fn child_command(role: &str, path: &Path) -> Command {
-    child_command_at(&std::env::current_exe().expect("test binary"), role, path)
+    child_command_at(Path::new(CHILD), role, path)
 }
 
 fn child_command_at(exe: &Path, role: &str, path: &Path) -> Command {
     let mut c = Command::new(exe);
-    c.args([
-        "--exact",
-        "child",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env(ROLE, role)
-    .env(DB, path)
-    .stdin(Stdio::null());
+    c.arg(role).arg(path).stdin(Stdio::null());
     c
 }
 
@@ -80,11 +60,11 @@ fn check_unprivileged(role: &str, dir: &Path, path: &Path, here: fn(&Path)) {
     }
     std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).expect("chown");
     // The build folder may not be reachable for `nobody` (a clone under
-    // /root): run a link or copy of this binary from the test's own folder.
-    let exe = dir.join("child-test-binary");
-    let me = std::env::current_exe().expect("test binary");
-    if fs::hard_link(&me, &exe).is_err() {
-        fs::copy(&me, &exe).expect("copies the test binary");
+    // /root): run a link or copy of the child binary from the test's own
+    // folder (after the chown above, which must not reach the build's file).
+    let exe = dir.join("agent-resume-store-test-child");
+    if fs::hard_link(CHILD, &exe).is_err() {
+        fs::copy(CHILD, &exe).expect("copies the child binary");
         chmod(&exe, 0o755);
     }
     let out = child_command_at(&exe, role, path)
@@ -95,7 +75,7 @@ fn check_unprivileged(role: &str, dir: &Path, path: &Path, here: fn(&Path)) {
         .expect("spawns the child");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success() && stdout.contains("1 passed"),
+        out.status.success() && stdout.contains(&format!("done {role}")),
         "child {role} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -103,34 +83,6 @@ fn check_unprivileged(role: &str, dir: &Path, path: &Path, here: fn(&Path)) {
 
 fn chmod(p: &Path, mode: u32) {
     fs::set_permissions(p, fs::Permissions::from_mode(mode)).expect("chmod");
-}
-
-/// Five committed panes, readable; every write refused with `Denied`.
-fn check_read_only(path: &Path) {
-    let store = Store::open(path).expect("opens read-only instead of failing");
-    assert_eq!(store.read_only(), Some(ReadOnly::Denied));
-    assert!(store.trusted(), "{:?}", store.distrust());
-    let loaded = store.load().expect("loads");
-    assert_eq!(recordings(&loaded.rows).len(), 5, "{loaded:?}");
-    assert_eq!(loaded.warnings, [Warning::ReadOnly(ReadOnly::Denied)]);
-
-    let mut w = Writer::new(store);
-    w.send(Set::save(pane(9), rec(9, 9)));
-    assert!(matches!(
-        w.flush(),
-        Err(WriteError::ReadOnly(ReadOnly::Denied))
-    ));
-    assert_eq!(w.pending(), 1, "the batch stays pending");
-    drop(w);
-
-    let loaded = load_or_empty(path, &OpenOptions::default());
-    assert_eq!(recordings(&loaded.rows).len(), 5);
-    let s = startup(path, &OpenOptions::default(), &HashSet::new());
-    assert_eq!(
-        recordings(&s.loaded.rows).len(),
-        5,
-        "a read-only store is not swept"
-    );
 }
 
 #[test]
@@ -348,29 +300,6 @@ fn missing_parent_directory_is_created_for_capture_and_ignored_by_restore() {
         load_or_empty(&path, &OpenOptions::default()),
         Default::default()
     );
-}
-
-/// A recording of batch `k` of the churn: big enough that a batch outgrows
-/// SQLite's page cache and spills into the WAL before it commits.
-fn churn_rec(k: u64) -> agent_resume_core::Recording {
-    let mut r = rec(k, k as i64);
-    r.cwd = PathBuf::from(format!("/{}", "c".repeat(1500)));
-    r
-}
-
-/// Writes batch after batch of 2,000 panes forever, each one transaction,
-/// printing `committed K` after each.
-fn churn(path: &Path) {
-    let mut w = Writer::new(Store::open(path).expect("opens"));
-    let mut out = std::io::stdout().lock();
-    for k in 1u64.. {
-        for p in 0..2000 {
-            w.send(Set::save(pane(p), churn_rec(k)));
-        }
-        w.flush().expect("flushes");
-        writeln!(out, "committed {k}").expect("stdout");
-        out.flush().expect("stdout");
-    }
 }
 
 #[test]

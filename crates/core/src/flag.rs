@@ -238,6 +238,8 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
             Arity::Value => match inline {
                 Some(v) => Some(v),
                 None => match args.get(i) {
+                    // `--` is never a value: the options end there.
+                    Some(v) if v == "--" => break,
                     Some(v) => {
                         i += 1;
                         Some(v.as_str())
@@ -556,5 +558,11 @@ mod tests {
         assert_eq!(detect(c, "claude; rm x").map(|a| a.kind), Some(Claude));
         assert!(detect(c, "vim claude").is_none());
         assert!(detect(c, "'unbalanced").is_none());
+    }
+
+    #[test]
+    fn a_dangling_value_flag_never_takes_double_dash_as_its_value() {
+        assert_eq!(flags(Claude, "claude --model -- --dangerously-skip-permissions"), vec![]);
+        assert_eq!(flags(Claude, "claude --effort low --model -- --dangerously-skip-permissions"), vec![RecordedFlag::value("--effort", "low")]);
     }
 }

@@ -76,15 +76,24 @@ pub fn apply(store: Store, pane: PaneId, change: Change, now: UnixMillis) -> Res
     })
 }
 
-/// The invocation noted for `pane` and `agent` in the last day, joined.
+/// How long a noted command line counts for the pane's next hooks.
+const NOTED_FOR: i64 = 24 * 3600 * 1000;
+
+/// The command line noted for `pane` and `agent` in the last day: the
+/// invocation (program word and allowlisted flags, joined) and whether it
+/// was a headless run.
 pub fn noted_invocation(
     store: &Store,
     pane: PaneId,
     agent: agent_resume_core::AgentKind,
     now: UnixMillis,
-) -> Option<String> {
-    const DAY: i64 = 24 * 3600 * 1000;
+) -> Option<(String, bool)> {
     store
-        .noted(pane, agent, UnixMillis(now.0.saturating_sub(DAY)))
-        .map(shell_words::join)
+        .noted(pane, agent, UnixMillis(now.0.saturating_sub(NOTED_FOR)))
+        .map(|n| (shell_words::join(n.argv), n.headless))
+}
+
+/// Whether the pane's last noted agent command line was a headless run.
+pub fn last_run_headless(store: &Store, pane: PaneId, now: UnixMillis) -> bool {
+    store.last_noted_headless(pane, UnixMillis(now.0.saturating_sub(NOTED_FOR)))
 }

@@ -74,6 +74,18 @@ enum Command {
     UninstallHooks(cmd::hooks::Args),
     /// Launch an agent: note its flags, pin a session id where supported, run it.
     Run(cmd::run::Args),
+    /// The tmux host: save the layout snapshot, restore agent panes.
+    Tmux(cmd::tmux::Args),
+    /// A self-contained tour: stand-in agents in a private tmux server, a restart, a restore.
+    Demo(cmd::demo::Args),
+    /// Every agent session on this machine, from the agents' own stores, newest first.
+    Sessions(cmd::sessions::Args),
+    /// Resume a session by id prefix or file path, in the directory it ran in.
+    Resume(cmd::resume::Args),
+    /// Continue this pane's recorded conversation, else the newest one in this directory.
+    Continue(cmd::continue_::Args),
+    /// Print the headless (non-interactive) resume argv for a supervisor, as JSON.
+    Headless(cmd::headless::Args),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +115,12 @@ fn main() -> ExitCode {
         Command::InstallHooks(args) => cmd::hooks::run(args, true),
         Command::UninstallHooks(args) => cmd::hooks::run(args, false),
         Command::Run(args) => cmd::run::run(args, &paths),
+        Command::Tmux(args) => cmd::tmux::run(args, &paths),
+        Command::Demo(args) => cmd::demo::run(args),
+        Command::Sessions(args) => cmd::sessions::run(args),
+        Command::Resume(args) => cmd::resume::run(args),
+        Command::Continue(args) => cmd::continue_::run(args, &paths),
+        Command::Headless(args) => cmd::headless::run(args),
     };
     match result {
         Ok(code) => code,

@@ -19,6 +19,15 @@ pub fn spawn_detached(argv: &[String], last: &str) {
         .spawn();
 }
 
+/// Replaces this process with `argv`, run in `dir` (a resumed session's
+/// own directory). No shell is involved. Returns only on failure.
+pub fn exec_in(argv: &[String], dir: &std::path::Path) -> std::io::Error {
+    let Some((program, args)) = argv.split_first() else {
+        return std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command");
+    };
+    Command::new(program).args(args).current_dir(dir).exec()
+}
+
 /// Replaces this process with `argv`. Returns only on failure.
 pub fn exec(argv: &[String]) -> std::io::Error {
     let Some((program, args)) = argv.split_first() else {

@@ -11,7 +11,7 @@ use agent_resume_core::{
     plan, Event, FsProbe, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored,
     TelemetrySink, UnixMillis, Verdict,
 };
-use agent_resume_store::{load_or_empty, startup, Armed, OpenOptions, Startup};
+use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup};
 use anyhow::{Context, Result};
 
 use crate::paths::Overrides;
@@ -65,25 +65,25 @@ pub struct Decided {
 }
 
 /// Loads and decides. With the flag off nothing is opened, swept or asked
-/// of the filesystem. `sweep` runs the once-per-process start-up sweep.
+/// of the filesystem. `sweep` runs the once-per-process start-up sweep,
+/// keeping the rows of these panes.
 pub fn decide(
     o: &Overrides,
     layout: &Layout,
     now: UnixMillis,
     enabled: bool,
-    sweep: bool,
+    sweep: Option<&HashSet<PaneId>>,
 ) -> Result<Decided> {
     let mut warnings = Vec::new();
     let (recordings, store) = if enabled {
         let db = crate::paths::db(o)?;
         let options = OpenOptions::default();
-        let st = if sweep {
-            let keep: HashSet<PaneId> = layout.panes().map(|(p, _)| p.id).collect();
-            startup(&db, &options, &keep)
+        let st = if let Some(keep) = sweep {
+            startup(&db, &options, keep)
         } else {
             Startup {
                 store: None,
-                loaded: load_or_empty(&db, &options),
+                loaded: inspect_or_empty(&db, &options),
             }
         };
         warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
@@ -91,6 +91,10 @@ pub fn decide(
     } else {
         (BTreeMap::new(), None)
     };
+    // The agents' own stores and this machine's processes: asked only with
+    // the feature on (the plan asks nothing before its start-up gates pass).
+    let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
+    let probe = agent_resume_discover::StoreProbe::new(&homes);
     let plans = plan(&PlanInput {
         enabled,
         layout,
@@ -98,6 +102,7 @@ pub fn decide(
         now,
         window: PostureWindow::DEFAULT,
         fs: &RealFs,
+        sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
     });
     Ok(Decided {
         enabled,

@@ -14,13 +14,34 @@
 //!   reads the same format (and shares its seeds).
 //! - `render_line`: byte 0 picks the shell (`b & 3`); the rest, lossy UTF-8,
 //!   split on U+001F, is the argv (an empty rest is one empty word).
+//! - `hook_payload`: byte 0 picks the agent as above; the rest, raw, is the
+//!   payload (JSON, one document or JSON lines).
+//! - `exit_hint`: as `extract_flags`: byte 0 picks the agent, the rest (lossy
+//!   UTF-8) is the pane's retained text.
+//! - `report_message`: the raw bytes are the report message.
+//! - `store_row`: the seven column values, split on the byte U+001F, each
+//!   led by a type byte ([`row_values`]).
+//! - `plan`, `telemetry_privacy`: structure-aware, read with
+//!   `arbitrary::Unstructured` ([`plan_case`], [`privacy_case`]); any bytes
+//!   decode.
 //!
 //! Helpers here only decode and compute expectations that do not come from
 //! the code under test; the invariants live in the targets.
 
+use std::borrow::Cow;
+use std::path::PathBuf;
+
 use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::shape::is_program_path;
-use agent_resume_core::{AgentDecl, AgentKind, BuildRequest, Catalog, Posture, RecordedFlag, Shell};
+use agent_resume_core::{
+    AgentDecl, AgentKind, BuildRequest, Catalog, PaneContext, Posture, RecordedFlag, Shell,
+};
+
+mod plan;
+mod row;
+
+pub use plan::{plan_case, privacy_case, Fs, PlanCase, NOW};
+pub use row::{encode_row, row_values, COLUMN};
 
 /// Separates the fields of a `build_invocation` input.
 pub const FIELD: char = '\u{1f}';
@@ -37,6 +58,32 @@ pub fn agent(b: u8) -> &'static AgentDecl {
 pub fn extract_input(data: &[u8]) -> Option<(&'static AgentDecl, String)> {
     let (&a, text) = data.split_first()?;
     Some((agent(a), String::from_utf8_lossy(text).into_owned()))
+}
+
+/// A decoded `hook_payload` input: the agent and the raw payload.
+pub fn hook_input(data: &[u8]) -> Option<(&'static AgentDecl, &[u8])> {
+    let (&a, payload) = data.split_first()?;
+    Some((agent(a), payload))
+}
+
+/// A pane whose host answers with fixed values (a report's invocation and
+/// directory).
+#[derive(Debug)]
+pub struct Pane {
+    /// The invocation text the host shows.
+    pub invocation: Option<String>,
+    /// The pane's directory.
+    pub cwd: Option<PathBuf>,
+}
+
+impl PaneContext for Pane {
+    fn invocation(&self) -> Option<Cow<'_, str>> {
+        self.invocation.as_deref().map(Cow::Borrowed)
+    }
+
+    fn cwd(&self) -> Option<PathBuf> {
+        self.cwd.clone()
+    }
 }
 
 /// A decoded `render_line` input: the shell and the words.

@@ -33,7 +33,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         None => when::now(),
     };
     let gate = config::gate_quiet(o);
-    let decided = decide(o, &layout, now, gate.enabled, false)?;
+    let decided = decide(o, &layout, now, gate.enabled, None)?;
     let Some(p) = decided.plans.iter().find(|p| p.pane == pane) else {
         bail!("the pane is not in the layout");
     };

@@ -23,6 +23,11 @@ pub struct Args {
     /// The pane was closed permanently (not an undoable close).
     #[arg(long)]
     closed: bool,
+    /// Shell integration after an agent exited 0: skip when the pane's last
+    /// noted agent command line was a headless run (it never owned the
+    /// pane's recording).
+    #[arg(long)]
+    if_interactive: bool,
 }
 
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
@@ -43,6 +48,9 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     let path = paths::db(o)?;
     let store = Store::open(&path)
         .with_context(|| format!("recordings database {}", paths::show(&path)))?;
+    if args.if_interactive && crate::capture_apply::last_run_headless(&store, pane, when::now()) {
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut writer = Writer::new(store);
     writer.send(Set::from_change(pane, change, when::now()));
     writer.flush()?;

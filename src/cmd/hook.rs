@@ -105,7 +105,12 @@ fn record(args: &Args, o: &Overrides, payload: &[u8]) -> Result<(), String> {
     let now = when::now();
     let db = paths::db(o).map_err(|e| format!("{e:#}"))?;
     let store = Store::open(&db).map_err(|e| format!("store: {e}"))?;
-    let invocation = noted_invocation(&store, pane, agent, now);
+    // A headless run typed in the pane (`claude -p …`) fires the agent's
+    // hooks too: it must never become the pane's recording.
+    let (invocation, noted_headless) = match noted_invocation(&store, pane, agent, now) {
+        Some((text, headless)) => (Some(text), headless),
+        None => (None, false),
+    };
     let cwd = reported
         .cwd
         .clone()
@@ -124,7 +129,7 @@ fn record(args: &Args, o: &Overrides, payload: &[u8]) -> Result<(), String> {
         agent,
         session_id: Some(&reported.session_id),
         source: IdSource::Hook,
-        headless: reported.headless,
+        headless: reported.headless || noted_headless,
     };
     observe(
         store,

@@ -98,7 +98,9 @@ fn is_our_program(program: &str) -> bool {
 /// Whether a hook command is ours for `agent`.
 fn is_ours(command: &str, agent: AgentKind) -> bool {
     match shell_words::split(command).as_deref() {
-        Ok([program, hook, name]) => is_our_program(program) && hook == "hook" && name == agent.as_str(),
+        Ok([program, hook, name]) => {
+            is_our_program(program) && hook == "hook" && name == agent.as_str()
+        }
         _ => false,
     }
 }
@@ -164,10 +166,7 @@ fn edit_json(text: &str, agent: AgentKind, install: bool) -> Result<String> {
 
 fn is_our_notify(a: &toml_edit::Array) -> bool {
     let words: Vec<&str> = a.iter().filter_map(|v| v.as_str()).collect();
-    words.len() >= 3
-        && is_our_program(words[0])
-        && words[1] == "hook"
-        && words[2] == "codex"
+    words.len() >= 3 && is_our_program(words[0]) && words[1] == "hook" && words[2] == "codex"
 }
 
 fn edit_toml(text: &str, install: bool) -> Result<String> {
@@ -248,10 +247,22 @@ fn diff(old: &str, new: &str) -> String {
     out
 }
 
+/// Replaces the file's contents atomically. A symlinked settings file (a
+/// dotfiles checkout) is written through: its target is replaced, the link
+/// stays. The file keeps its permissions (new files are 0600).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let path = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).context("cannot follow the settings link")?
+        }
+        _ => path.to_path_buf(),
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).context("cannot create the configuration directory")?;
     }
+    let mode = fs::metadata(&path).map_or(0o600, |m| {
+        std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
+    });
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".agent-resume.tmp");
     let tmp = PathBuf::from(tmp);
@@ -259,20 +270,21 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
         .write(true)
         .create(true)
         .truncate(true)
-        .mode(0o600)
+        .mode(mode)
         .open(&tmp)?;
+    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
     f.write_all(text.as_bytes())?;
     f.sync_all()?;
-    fs::rename(&tmp, path).context("cannot replace the configuration file")
+    fs::rename(&tmp, &path).context("cannot replace the configuration file")
 }
 
 pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     let agent =
         AgentKind::from_name(&args.agent).context("unknown agent (see `agent-resume agents`)")?;
     let path = match (args.config_file, default_file(agent)?) {
-        (Some(p), _) => p,
+        (Some(p), Some(_)) => p,
         (None, Some(p)) => p,
-        (None, None) => {
+        (_, None) => {
             eprintln!("agent-resume: refused: {agent}'s hooks are not edited automatically; see docs/capture.md");
             return Ok(ExitCode::from(EXIT_REFUSED));
         }

@@ -14,6 +14,9 @@ pub enum Target {
     Bash,
     Zsh,
     Fish,
+    /// tmux hooks keeping the layout snapshot current; load with the one
+    /// line `run-shell 'agent-resume init tmux | tmux source-file -'`.
+    Tmux,
 }
 
 #[derive(clap::Args)]
@@ -43,10 +46,49 @@ pub fn script(target: Target) -> String {
         Target::Bash => BASH,
         Target::Zsh => ZSH,
         Target::Fish => FISH,
+        Target::Tmux => return tmux_hooks(),
     };
     template
         .replace("@AGENT_RESUME_BIN@", &bin)
         .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
+}
+
+/// tmux events after which the snapshot is saved again.
+const TMUX_EVENTS: &[&str] = &[
+    "session-created",
+    "session-closed",
+    "session-renamed",
+    "after-new-window",
+    "after-split-window",
+    "after-kill-pane",
+    "pane-exited",
+    "window-layout-changed",
+    "client-attached",
+    "client-session-changed",
+    "session-window-changed",
+    "after-select-pane",
+    "pane-focus-in",
+];
+
+/// The tmux configuration: one indexed hook per event (re-sourcing replaces
+/// rather than duplicates). The binary path is used only when it needs no
+/// quoting inside tmux's own quotes; otherwise `agent-resume` from `PATH`.
+fn tmux_hooks() -> String {
+    let bin = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.into_os_string().into_string().ok())
+        .filter(|p| {
+            p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
+        })
+        .unwrap_or_else(|| "agent-resume".to_owned());
+    let mut out = String::from("# agent-resume: keep the tmux layout snapshot current.\n");
+    for event in TMUX_EVENTS {
+        out.push_str(&format!(
+            "set-hook -g '{event}[77]' \"run-shell -b '{bin} tmux save'\"\n"
+        ));
+    }
+    out
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {

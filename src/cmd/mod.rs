@@ -2,9 +2,12 @@
 
 pub mod agents;
 pub mod build;
+pub mod continue_;
+pub mod demo;
 pub mod enable;
 pub mod explain;
 pub mod forget;
+pub mod headless;
 pub mod hook;
 pub mod hooks;
 pub mod init;
@@ -13,10 +16,13 @@ pub mod plan;
 pub mod record;
 pub mod recordings;
 pub mod report;
+pub mod resume;
 pub mod run;
+pub mod sessions;
 pub mod stats;
 pub mod status;
 pub mod take;
+pub mod tmux;
 
 /// Exit code for a refusal: the request was understood and deliberately not
 /// served (distinct from usage errors, 2).

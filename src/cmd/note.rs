@@ -1,7 +1,7 @@
 //! `agent-resume note`: shell integration's preexec step. Reads the command
-//! line the user is about to run on stdin; when it runs a declared agent
-//! interactively, stores for the pane the program word and the allowlisted
-//! flags extraction keeps — never the text. Silent, and always exits 0: it
+//! line the user is about to run on stdin; when it runs a declared agent,
+//! stores for the pane the program word and the allowlisted flags extraction
+//! keeps — never the text — or, for a headless run, only that it is one. Silent, and always exits 0: it
 //! runs before every agent command the user types.
 
 use std::io::{IsTerminal, Read};
@@ -38,15 +38,21 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
     let mut text = String::new();
     stdin.lock().take(MAX_LINE).read_to_string(&mut text).ok()?;
     let agent = detect(Catalog::embedded(), &text)?;
-    let Ok(Extraction::Interactive { flags, program }) = extract(agent, &text) else {
-        return None;
+    let (argv, headless) = match extract(agent, &text).ok()? {
+        Extraction::Interactive { flags, program } => {
+            let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
+            for f in flags {
+                argv.push(f.name);
+                argv.extend(f.value);
+            }
+            (argv, false)
+        }
+        // Noted so its hooks and its exit leave the pane's recording alone.
+        Extraction::Headless => (vec![agent.command().to_owned()], true),
     };
     let pane = pane_env::resolve(args.pane.as_deref()).ok()?;
-    let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
-    for f in flags {
-        argv.push(f.name);
-        argv.extend(f.value);
-    }
     let store = Store::open(&paths::db(o).ok()?).ok()?;
-    store.note(pane, agent.kind, &argv, when::now()).ok()
+    store
+        .note(pane, agent.kind, &argv, headless, when::now())
+        .ok()
 }

@@ -5,7 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_resume_core::{PanePlan, Verdict};
+use std::collections::HashSet;
+
+use agent_resume_core::{PaneId, PanePlan, Verdict};
 use anyhow::Result;
 use serde::Serialize;
 
@@ -105,7 +107,14 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
         None => when::now(),
     };
     let gate = config::gate_quiet(o);
-    let decided = decide(o, &layout, now, gate.enabled, restore)?;
+    let keep: HashSet<PaneId> = layout.panes().map(|(p, _)| p.id).collect();
+    let decided = decide(
+        o,
+        &layout,
+        now,
+        gate.enabled,
+        (restore && layout.startup).then_some(&keep),
+    )?;
     for w in &decided.warnings {
         eprintln!("agent-resume: {w}");
     }

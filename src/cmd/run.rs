@@ -65,7 +65,7 @@ fn prepare(argv: &mut Vec<String>, pane: Option<&str>, o: &Overrides) -> Option<
         noted.push(f.name);
         noted.extend(f.value);
     }
-    let _ = store.note(pane, agent.kind, &noted, now);
+    let _ = store.note(pane, agent.kind, &noted, false, now);
     let flag = agent.launch_id_flag.as_deref()?;
     if resumes(agent, argv) {
         return None;

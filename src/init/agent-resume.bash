@@ -12,6 +12,7 @@
 __agent_resume_bin=@AGENT_RESUME_BIN@
 __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
 __agent_resume_seen=
+__agent_resume_ran=
 
 case ":${HISTIGNORE-}:" in
   *':*AGENT_RESUME_LINE=1*:'*) ;;
@@ -59,15 +60,31 @@ __agent_resume_preexec() {
 __agent_resume_ended() {
   # Exit 0: the agent ended while attached. 148 (stopped), failures and
   # signals keep the recording.
-  [ "$1" -eq 0 ] && "$__agent_resume_bin" forget --quiet </dev/null >/dev/null 2>&1
+  [ "$1" -eq 0 ] && "$__agent_resume_bin" forget --quiet --if-interactive </dev/null >/dev/null 2>&1
   return 0
 }
 
+# Whether history drops a line that repeats the last entry (ignoredups,
+# ignoreboth — Debian's default .bashrc — or erasedups).
+__agent_resume_drops_dups() {
+  case ":${HISTCONTROL-}:" in
+    *:ignoredups:* | *:ignoreboth:* | *:erasedups:*) return 0 ;;
+  esac
+  return 1
+}
+
 __agent_resume_precmd() {
-  local st=$? entry
+  local st=$? entry ran=$__agent_resume_ran
+  __agent_resume_ran=
   entry=$(HISTTIMEFORMAT= builtin history 1)
-  if [ -n "$__agent_resume_seen" ] && [ "$entry" != "$__agent_resume_seen" ] \
-    && __agent_resume_has_pane && __agent_resume_is_agent "$(__agent_resume_last)"; then
+  # The line that just ran is the new history entry; when a line ran (PS0
+  # was shown) but history kept none, it was most likely a re-run of the
+  # last entry that history dropped as a duplicate. (A space-prefixed line
+  # under ignoreboth, right after an agent, is the one case this misreads.)
+  if [ -n "$__agent_resume_seen" ] && __agent_resume_has_pane \
+    && { [ "$entry" != "$__agent_resume_seen" ] \
+      || { [ -n "$ran" ] && __agent_resume_drops_dups; }; } \
+    && __agent_resume_is_agent "$(__agent_resume_last)"; then
     __agent_resume_ended "$st"
   fi
   __agent_resume_seen=${entry:-none}
@@ -81,7 +98,10 @@ __agent_resume_precmd() {
   __agent_resume_ended $?
 }
 
-PS0="${PS0-}"'$(__agent_resume_preexec)'
+# PS0 is expanded by this shell just before a line runs (never for an empty
+# line): the arithmetic sets the flag here and expands to nothing; the
+# command substitution notes the line in a subshell.
+PS0="${PS0-}"'${__agent_resume_ran:0:$((__agent_resume_ran=1,0))}$(__agent_resume_preexec)'
 case ";${PROMPT_COMMAND-};" in
   *';__agent_resume_precmd;'*) ;;
   *) PROMPT_COMMAND="__agent_resume_precmd${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;;

@@ -32,7 +32,7 @@ end
 function __agent_resume_ended --argument-names st
     # Exit 0: the agent ended while attached. Stopped, failed or killed
     # agents keep the recording.
-    test "$st" -eq 0; and $__agent_resume_bin forget --quiet </dev/null >/dev/null 2>&1
+    test "$st" -eq 0; and $__agent_resume_bin forget --quiet --if-interactive </dev/null >/dev/null 2>&1
     return 0
 end
 
@@ -40,14 +40,19 @@ function __agent_resume_preexec --on-event fish_preexec
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
     __agent_resume_is_agent "$argv[1]"; or return 0
-    set -g __agent_resume_running 1
+    # The job count before it: fish reports status 0 for a job stopped by
+    # job control, so a job left behind is how a suspended agent shows.
+    set -g __agent_resume_running (count (jobs -p 2>/dev/null))
     printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish >/dev/null 2>&1
 end
 
 function __agent_resume_postexec --on-event fish_postexec
     set -l st $status
     if test -n "$__agent_resume_running"
+        set -l before $__agent_resume_running
         set -g __agent_resume_running
+        # Suspended (or sent to the background): keep the recording.
+        test (count (jobs -p 2>/dev/null)) -gt $before; and return 0
         __agent_resume_ended $st
     end
 end
@@ -59,6 +64,18 @@ function __agent_resume_first_prompt --on-event fish_prompt
     # Only the pane's first shell takes: a nested shell inherits this.
     set -gx AGENT_RESUME_TAKEN 1
     set -l line ($__agent_resume_bin take --shell fish 2>/dev/null); or return 0
+    # fish runs commands in event handlers without job control unless it is
+    # full: the agent would share fish's process group, and Ctrl-Z would
+    # leave it stopped where neither `jobs` nor `fg` can reach it.
+    set -l mode interactive
+    status is-full-job-control; and set mode full
+    status is-no-job-control; and set mode none
+    set -l before (count (jobs -p 2>/dev/null))
+    status job-control full
     eval $line
-    __agent_resume_ended $status
+    set -l st $status
+    status job-control $mode
+    # Suspended (fish reports status 0 for it): keep the recording.
+    test (count (jobs -p 2>/dev/null)) -gt $before; and return 0
+    __agent_resume_ended $st
 end

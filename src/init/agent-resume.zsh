@@ -18,6 +18,10 @@ _agent_resume_history() {
 }
 
 _agent_resume_is_agent() {
+  # The patterns below need zsh's own options whatever the user set
+  # (`#` is a repetition only with extended_glob).
+  emulate -L zsh
+  setopt extended_glob
   local w
   for w in ${(z)1}; do
     [[ $w == [A-Za-z_][A-Za-z0-9_]#=* ]] && continue
@@ -43,7 +47,7 @@ _agent_resume_preexec() {
 _agent_resume_ended() {
   # Exit 0: the agent ended while attached. 148 (stopped), failures and
   # signals keep the recording.
-  (( $1 == 0 )) && "$_agent_resume_bin" forget --quiet </dev/null >/dev/null 2>&1
+  (( $1 == 0 )) && "$_agent_resume_bin" forget --quiet --if-interactive </dev/null >/dev/null 2>&1
 }
 
 _agent_resume_precmd() {

@@ -7,12 +7,13 @@
 //! feature disabled → not a startup pass → no recording → recording
 //! unreadable → agent not verified → session id fails its shape → shared
 //! viewer → not local → recorded directory gone → directory mismatch →
-//! duplicate claim lost.
+//! session missing → already running → duplicate claim lost.
 //!
 //! The claim check runs last, over the panes that passed everything else, so
 //! a pane that could not resume anyway never takes an id from one that could.
-//! Filesystem answers come through [`FsProbe`]; with the feature off or on a
-//! non-startup pass the plan makes no filesystem call at all.
+//! Filesystem answers come through [`FsProbe`], and what the agents' own
+//! session stores say through [`SessionProbe`]; with the feature off or on a
+//! non-startup pass the plan makes no call to either.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,6 +58,10 @@ pub enum Reason {
     PaneHasInput = 12,
     /// At take time: the host already queued a command.
     QueuedCommand = 13,
+    /// The agent's own session store no longer holds the recorded session.
+    SessionMissing = 14,
+    /// A live process on this machine already holds the recorded session.
+    AlreadyRunning = 15,
 }
 
 impl Reason {
@@ -72,6 +77,8 @@ impl Reason {
         Reason::NotLocal,
         Reason::DirectoryGone,
         Reason::DirectoryMismatch,
+        Reason::SessionMissing,
+        Reason::AlreadyRunning,
         Reason::DuplicateClaimLost,
         Reason::PaneHasInput,
         Reason::QueuedCommand,
@@ -90,6 +97,8 @@ impl Reason {
             Reason::NotLocal => "not_local",
             Reason::DirectoryGone => "directory_gone",
             Reason::DirectoryMismatch => "directory_mismatch",
+            Reason::SessionMissing => "session_missing",
+            Reason::AlreadyRunning => "already_running",
             Reason::DuplicateClaimLost => "duplicate_claim_lost",
             Reason::PaneHasInput => "pane_has_input",
             Reason::QueuedCommand => "queued_command",
@@ -109,6 +118,10 @@ impl Reason {
             Reason::NotLocal => "the host restored no local directory for the pane",
             Reason::DirectoryGone => "the recorded directory no longer exists",
             Reason::DirectoryMismatch => "the pane's directory is not the recorded one",
+            Reason::SessionMissing => "the agent's session store no longer holds the conversation",
+            Reason::AlreadyRunning => {
+                "a running process on this machine already holds the conversation"
+            }
             Reason::DuplicateClaimLost => "a better-placed pane claims the same conversation",
             Reason::PaneHasInput => "the pane already has user input",
             Reason::QueuedCommand => "the host already queued a command for the pane",
@@ -128,6 +141,10 @@ impl Reason {
             Reason::NotLocal => "the host restored a local directory",
             Reason::DirectoryGone => "the recorded directory exists",
             Reason::DirectoryMismatch => "the pane's directory is the recorded one",
+            Reason::SessionMissing => {
+                "the agent's session store holds the conversation (or cannot tell)"
+            }
+            Reason::AlreadyRunning => "no running process holds the conversation",
             Reason::DuplicateClaimLost => "no better-placed pane claims the same conversation",
             Reason::PaneHasInput => "the pane has no user input",
             Reason::QueuedCommand => "no command is queued for the pane",
@@ -146,6 +163,8 @@ impl Reason {
         Reason::NotLocal,
         Reason::DirectoryGone,
         Reason::DirectoryMismatch,
+        Reason::SessionMissing,
+        Reason::AlreadyRunning,
         Reason::DuplicateClaimLost,
     ];
 
@@ -172,6 +191,23 @@ pub trait FsProbe {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
 }
 
+/// What the agents' own session stores and this machine's processes say
+/// about a recorded session. The real one lives outside `core` (the
+/// discovery crate); with no probe both gates pass.
+pub trait SessionProbe {
+    /// Whether the agent's session store holds `session_id`: `None` when it
+    /// cannot tell (store missing or unreadable), which passes the gate.
+    /// `config_home` is the recording's config home, when capture knew it.
+    fn exists(
+        &self,
+        agent: AgentKind,
+        session_id: &str,
+        config_home: Option<&Path>,
+    ) -> Option<bool>;
+    /// Whether a live process on this machine already holds `session_id`.
+    fn running(&self, agent: AgentKind, session_id: &str) -> bool;
+}
+
 /// Everything the plan decides from.
 pub struct PlanInput<'a> {
     /// The feature flag.
@@ -186,6 +222,8 @@ pub struct PlanInput<'a> {
     pub window: PostureWindow,
     /// Filesystem answers.
     pub fs: &'a dyn FsProbe,
+    /// Session-store answers; `None` (no discovery) passes both session gates.
+    pub sessions: Option<&'a dyn SessionProbe>,
 }
 
 /// The decision for one pane, with what telemetry and `explain` need.
@@ -237,6 +275,15 @@ fn pre_claim(
     };
     if !same {
         return Err((Reason::DirectoryMismatch, 9));
+    }
+    if let Some(sessions) = input.sessions {
+        let home = rec.config_home.as_deref();
+        if sessions.exists(rec.agent, &rec.session_id, home) == Some(false) {
+            return Err((Reason::SessionMissing, 10));
+        }
+        if sessions.running(rec.agent, &rec.session_id) {
+            return Err((Reason::AlreadyRunning, 11));
+        }
     }
     let posture = decide(rec.observed_at, input.now, input.window);
     build(&BuildRequest {
@@ -292,7 +339,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         match pre_claim(input, spec, rec) {
             Ok(inv) => {
                 p.verdict = Verdict::Resume(inv);
-                p.gates_passed = 10;
+                p.gates_passed = 12;
                 eligible.push((
                     out.len(),
                     Claim {
@@ -317,7 +364,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         if won.get(&(c.agent, c.session_id)) != Some(&c.pane) {
             out[*i].verdict = Verdict::Skip(Reason::DuplicateClaimLost);
         } else {
-            out[*i].gates_passed = 11;
+            out[*i].gates_passed = 13;
         }
     }
     out

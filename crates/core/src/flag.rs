@@ -562,7 +562,16 @@ mod tests {
 
     #[test]
     fn a_dangling_value_flag_never_takes_double_dash_as_its_value() {
-        assert_eq!(flags(Claude, "claude --model -- --dangerously-skip-permissions"), vec![]);
-        assert_eq!(flags(Claude, "claude --effort low --model -- --dangerously-skip-permissions"), vec![RecordedFlag::value("--effort", "low")]);
+        assert_eq!(
+            flags(Claude, "claude --model -- --dangerously-skip-permissions"),
+            vec![]
+        );
+        assert_eq!(
+            flags(
+                Claude,
+                "claude --effort low --model -- --dangerously-skip-permissions"
+            ),
+            vec![RecordedFlag::value("--effort", "low")]
+        );
     }
 }

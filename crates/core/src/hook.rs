@@ -217,6 +217,35 @@ pub fn parse(agent: AgentKind, payload: &[u8]) -> Result<Reported, PayloadError>
     })
 }
 
+/// The session id a headless run reported in its JSON output: one JSON
+/// document (`claude -p --output-format json`, `gemini -o json`, `grok
+/// --output-format json`) or JSON lines (`codex exec --json`, `opencode run
+/// --format json`, `pi --mode json`, stream-json). The first line (or the
+/// whole document) that yields an id of the agent's shape wins; lines that
+/// are not JSON (progress text) are skipped. An id failing its shape is
+/// never skipped over in favour of a later one: it refuses the output.
+pub fn headless_output(agent: AgentKind, output: &[u8]) -> Result<String, PayloadError> {
+    let mut last = PayloadError::Empty;
+    let whole = std::iter::once(output).filter(|o| o.len() <= MAX_PAYLOAD);
+    for chunk in whole.chain(output.split(|b| *b == b'\n')) {
+        match parse(agent, chunk) {
+            Ok(r) => return Ok(r.session_id),
+            Err(PayloadError::InvalidSessionId) => return Err(PayloadError::InvalidSessionId),
+            Err(PayloadError::ChildSession) => last = PayloadError::ChildSession,
+            Err(PayloadError::Empty) => {}
+            Err(e) => {
+                if last != PayloadError::ChildSession {
+                    last = e;
+                }
+            }
+        }
+    }
+    Err(match last {
+        PayloadError::Empty | PayloadError::TooLarge => PayloadError::NoSessionId,
+        e => e,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

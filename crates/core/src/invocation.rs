@@ -14,7 +14,7 @@
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::catalog::{AgentDecl, Arity, ResumeShape};
+use crate::catalog::{AgentDecl, Arity, PromptPlacement, ResumeShape};
 use crate::flag::{extract, extract_words, ExtractError, Extraction, RecordedFlag};
 use crate::posture::{decide_age, Posture, PostureWindow};
 use crate::shape::is_program_path;
@@ -47,6 +47,19 @@ pub enum BuildError {
     /// A word passed every shape yet the quoter refused it.
     #[error("a word was refused by the quoter: {0}")]
     Unquotable(QuoteError),
+    /// The agent has no headless form that evidence verifies: a supervisor
+    /// is refused rather than run cold.
+    #[error("agent has no verified headless resume")]
+    HeadlessNotVerified,
+    /// A headless run needs a prompt.
+    #[error("headless prompt is empty")]
+    EmptyPrompt,
+    /// A positional prompt starting with `-` would be read as a flag.
+    #[error("positional prompt starts with `-`")]
+    PromptLooksLikeFlag,
+    /// The prompt holds a control character other than newline or tab.
+    #[error("headless prompt holds a control character")]
+    PromptControl,
 }
 
 /// Everything the builder needs.
@@ -152,6 +165,63 @@ pub fn build(req: &BuildRequest<'_>) -> Result<Invocation, BuildError> {
     })
 }
 
+impl Invocation {
+    /// The headless (non-interactive) resume argv for a supervisor, in the
+    /// catalog's declared headless shape: the program word, the shape's
+    /// prefix (`-p`, `exec`, `run`), the resume operand, then the prompt —
+    /// after `--` where the agent takes one, as the last positional word, or
+    /// joined to its flag (`--prompt=<text>`). The prompt words are joined by
+    /// single spaces into one argv element; no shell parses it.
+    ///
+    /// Refused, never run cold: an unverified agent, an agent without a
+    /// verified headless shape, an id failing its shape, an empty prompt, a
+    /// positional prompt starting with `-` (it would be read as a flag), and
+    /// a prompt holding any control character other than `\n` and `\t`.
+    pub fn headless(
+        agent: &AgentDecl,
+        session_id: &str,
+        prompt: &[String],
+    ) -> Result<Vec<String>, BuildError> {
+        if !agent.verified {
+            return Err(BuildError::AgentNotVerified);
+        }
+        let Some(shape) = agent.headless.as_ref().filter(|h| h.verified) else {
+            return Err(BuildError::HeadlessNotVerified);
+        };
+        if !agent.id_shape.matches(session_id) {
+            return Err(BuildError::InvalidSessionId);
+        }
+        let text = prompt.join(" ");
+        if text.is_empty() {
+            return Err(BuildError::EmptyPrompt);
+        }
+        if text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+        {
+            return Err(BuildError::PromptControl);
+        }
+        let mut argv = Vec::with_capacity(4 + shape.prefix.len());
+        argv.push(agent.command().to_owned());
+        argv.extend(shape.prefix.iter().cloned());
+        argv.extend(resume_words(&shape.resume, session_id));
+        match &shape.prompt {
+            PromptPlacement::AfterSeparator => {
+                argv.push("--".to_owned());
+                argv.push(text);
+            }
+            PromptPlacement::Positional => {
+                if text.starts_with('-') {
+                    return Err(BuildError::PromptLooksLikeFlag);
+                }
+                argv.push(text);
+            }
+            PromptPlacement::Flag(flag) => argv.push(format!("{flag}={text}")),
+        }
+        Ok(argv)
+    }
+}
+
 /// Why the text-to-line pipeline ([`build_from_text`]) refused: one closed
 /// variant per cause, each with a stable snake_case name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,7 +273,12 @@ impl From<BuildError> for Refusal {
         match e {
             BuildError::AgentNotVerified => Refusal::AgentNotVerified,
             BuildError::InvalidSessionId => Refusal::InvalidSessionId,
-            BuildError::Unquotable(_) | BuildError::Mismatch => Refusal::Unquotable,
+            BuildError::HeadlessNotVerified => Refusal::AgentNotVerified,
+            BuildError::Unquotable(_)
+            | BuildError::Mismatch
+            | BuildError::EmptyPrompt
+            | BuildError::PromptLooksLikeFlag
+            | BuildError::PromptControl => Refusal::Unquotable,
         }
     }
 }

@@ -75,10 +75,13 @@ mod agent_kind {
     include!(concat!(env!("OUT_DIR"), "/agent_kind.rs"));
 }
 
+#[cfg(feature = "arbitrary")]
+mod arbitrary_impl;
+
 pub use agent_kind::AgentKind;
 pub use capture::{Capture, Change, DetachKind, IdSource, Observation, PaneContext};
 pub use catalog::{AgentDecl, Catalog, CatalogError};
-pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, Verdict};
+pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, SessionProbe, Verdict};
 pub use flag::{detect, extract, extract_words, ExtractError, Extraction, RecordedFlag};
 pub use gate::{gate, Gate, GateSource};
 pub use invocation::{

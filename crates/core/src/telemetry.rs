@@ -44,6 +44,10 @@ pub enum Outcome {
     PaneHasInput = 12,
     /// Refused at take: a command was queued.
     QueuedCommand = 13,
+    /// Skipped: the agent's session store no longer holds the session.
+    SessionMissing = 14,
+    /// Skipped: a live process already holds the session.
+    AlreadyRunning = 15,
 }
 
 impl Outcome {
@@ -58,6 +62,8 @@ impl Outcome {
         Outcome::NotLocal,
         Outcome::DirectoryGone,
         Outcome::DirectoryMismatch,
+        Outcome::SessionMissing,
+        Outcome::AlreadyRunning,
         Outcome::DuplicateClaimLost,
         Outcome::PaneHasInput,
         Outcome::QueuedCommand,
@@ -75,6 +81,8 @@ impl Outcome {
             Outcome::NotLocal => Reason::NotLocal.as_str(),
             Outcome::DirectoryGone => Reason::DirectoryGone.as_str(),
             Outcome::DirectoryMismatch => Reason::DirectoryMismatch.as_str(),
+            Outcome::SessionMissing => Reason::SessionMissing.as_str(),
+            Outcome::AlreadyRunning => Reason::AlreadyRunning.as_str(),
             Outcome::DuplicateClaimLost => Reason::DuplicateClaimLost.as_str(),
             Outcome::PaneHasInput => Reason::PaneHasInput.as_str(),
             Outcome::QueuedCommand => Reason::QueuedCommand.as_str(),
@@ -102,6 +110,8 @@ impl Outcome {
             Reason::NotLocal => Some(Outcome::NotLocal),
             Reason::DirectoryGone => Some(Outcome::DirectoryGone),
             Reason::DirectoryMismatch => Some(Outcome::DirectoryMismatch),
+            Reason::SessionMissing => Some(Outcome::SessionMissing),
+            Reason::AlreadyRunning => Some(Outcome::AlreadyRunning),
             Reason::DuplicateClaimLost => Some(Outcome::DuplicateClaimLost),
             Reason::PaneHasInput => Some(Outcome::PaneHasInput),
             Reason::QueuedCommand => Some(Outcome::QueuedCommand),

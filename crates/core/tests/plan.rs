@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::eligibility::plan;
 use agent_resume_core::{
-    AgentKind, Event, FsProbe, Layout, PaneId, PanePlan, PaneSpec, PlanInput, PostureWindow,
-    Reason, RecordedFlag, Recording, Shell, Stored, Tab, UnixMillis, Verdict, Window,
+    AgentKind, Event, FsProbe, Layout, Outcome, PaneId, PanePlan, PaneSpec, PlanInput,
+    PostureWindow, Reason, RecordedFlag, Recording, SessionProbe, Shell, Stored, Tab, UnixMillis,
+    Verdict, Window,
 };
 use proptest::prelude::*;
 
@@ -45,6 +46,28 @@ impl FsProbe for FakeFs {
             return Some(real.clone());
         }
         self.dirs.contains(path).then(|| path.to_path_buf())
+    }
+}
+
+/// Session-store answers: the ids the store holds (`None`: cannot tell),
+/// the ids a live process holds, and a count of every call.
+#[derive(Default)]
+struct FakeSessions {
+    stored: Option<BTreeSet<String>>,
+    running: BTreeSet<String>,
+    homes: std::cell::RefCell<Vec<Option<PathBuf>>>,
+    calls: Cell<usize>,
+}
+
+impl SessionProbe for FakeSessions {
+    fn exists(&self, _: AgentKind, id: &str, home: Option<&Path>) -> Option<bool> {
+        self.calls.set(self.calls.get() + 1);
+        self.homes.borrow_mut().push(home.map(Path::to_path_buf));
+        self.stored.as_ref().map(|s| s.contains(id))
+    }
+    fn running(&self, _: AgentKind, id: &str) -> bool {
+        self.calls.set(self.calls.get() + 1);
+        self.running.contains(id)
     }
 }
 
@@ -97,6 +120,16 @@ fn run(
     recs: &BTreeMap<PaneId, Stored>,
     fs: &FakeFs,
 ) -> Vec<PanePlan> {
+    run_with(enabled, layout, recs, fs, None)
+}
+
+fn run_with(
+    enabled: bool,
+    layout: &Layout,
+    recs: &BTreeMap<PaneId, Stored>,
+    fs: &FakeFs,
+    sessions: Option<&dyn SessionProbe>,
+) -> Vec<PanePlan> {
     plan(&PlanInput {
         enabled,
         layout,
@@ -104,6 +137,7 @@ fn run(
         now: NOW,
         window: PostureWindow::DEFAULT,
         fs,
+        sessions,
     })
 }
 
@@ -266,6 +300,110 @@ fn directories_equal_after_canonicalization_match() {
         &fs,
     );
     assert!(matches!(p.verdict, Verdict::Resume(_)), "{p:?}");
+}
+
+#[test]
+fn session_missing() {
+    let fs = FakeFs::with(&["/p"]);
+    let sessions = FakeSessions {
+        stored: Some(BTreeSet::from([
+            "0f6066eb-140e-4519-ab63-b9cde0b60b57".to_owned()
+        ])),
+        ..Default::default()
+    };
+    let layout = one_window(vec![spec(1, Some("/p"))]);
+    let mut r = rec(AgentKind::Claude, ID, "/p");
+    r.config_home = Some("/home/me/.claude-work".into());
+    let recs = BTreeMap::from([(pane(1), Stored::Recording(r))]);
+    let p = run_with(true, &layout, &recs, &fs, Some(&sessions)).remove(0);
+    assert_eq!(reason(&p), Some(Reason::SessionMissing));
+    assert_eq!(
+        Event::for_skip(&p).map(|e| e.outcome),
+        Some(Outcome::SessionMissing)
+    );
+    assert_eq!(
+        *sessions.homes.borrow(),
+        [Some(PathBuf::from("/home/me/.claude-work"))],
+        "the recording's config home is where the store is looked for"
+    );
+}
+
+#[test]
+fn session_store_that_cannot_tell_passes_the_gate() {
+    let fs = FakeFs::with(&["/p"]);
+    let sessions = FakeSessions::default();
+    let layout = one_window(vec![spec(1, Some("/p"))]);
+    let recs = BTreeMap::from([(pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/p")))]);
+    let p = run_with(true, &layout, &recs, &fs, Some(&sessions)).remove(0);
+    assert!(matches!(p.verdict, Verdict::Resume(_)), "{p:?}");
+}
+
+#[test]
+fn already_running() {
+    let fs = FakeFs::with(&["/p"]);
+    let sessions = FakeSessions {
+        stored: Some(BTreeSet::from([ID.to_owned()])),
+        running: BTreeSet::from([ID.to_owned()]),
+        ..Default::default()
+    };
+    let layout = one_window(vec![spec(1, Some("/p"))]);
+    let recs = BTreeMap::from([(pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/p")))]);
+    let p = run_with(true, &layout, &recs, &fs, Some(&sessions)).remove(0);
+    assert_eq!(reason(&p), Some(Reason::AlreadyRunning));
+    assert_eq!(
+        Event::for_skip(&p).map(|e| e.outcome),
+        Some(Outcome::AlreadyRunning)
+    );
+    assert_eq!(Reason::GATES[p.gates_passed], Reason::AlreadyRunning);
+}
+
+#[test]
+fn pane_whose_session_is_gone_never_wins_a_claim() {
+    let fs = FakeFs::with(&["/p"]);
+    let sessions = FakeSessions {
+        stored: Some(BTreeSet::from([ID.to_owned()])),
+        ..Default::default()
+    };
+    // Pane 1 is focused and would win, but its conversation is gone from
+    // the store; pane 2 claims a conversation that is there.
+    let layout = one_window(vec![spec(1, Some("/p")), spec(2, Some("/p"))]);
+    let recs = BTreeMap::from([
+        (
+            pane(1),
+            Stored::Recording(rec(
+                AgentKind::Claude,
+                "0f6066eb-140e-4519-ab63-b9cde0b60b57",
+                "/p",
+            )),
+        ),
+        (pane(2), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))),
+    ]);
+    let plans = run_with(true, &layout, &recs, &fs, Some(&sessions));
+    assert_eq!(reason(&plans[0]), Some(Reason::SessionMissing));
+    assert!(matches!(plans[1].verdict, Verdict::Resume(_)));
+}
+
+#[test]
+fn feature_off_makes_zero_session_store_calls() {
+    let fs = FakeFs::with(&["/p"]);
+    let sessions = FakeSessions {
+        stored: Some(BTreeSet::new()),
+        running: BTreeSet::from([ID.to_owned()]),
+        ..Default::default()
+    };
+    let layout = one_window((1..=5).map(|n| spec(n, Some("/p"))).collect());
+    let recs: BTreeMap<PaneId, Stored> = (1..=5)
+        .map(|n| (pane(n), Stored::Recording(rec(AgentKind::Claude, ID, "/p"))))
+        .collect();
+    let plans = run_with(false, &layout, &recs, &fs, Some(&sessions));
+    assert_eq!(sessions.calls.get(), 0);
+    assert!(plans
+        .iter()
+        .all(|p| reason(p) == Some(Reason::FeatureDisabled)));
+    let mut not_startup = layout.clone();
+    not_startup.startup = false;
+    run_with(true, &not_startup, &recs, &fs, Some(&sessions));
+    assert_eq!(sessions.calls.get(), 0);
 }
 
 #[test]

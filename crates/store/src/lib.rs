@@ -13,6 +13,8 @@
 //!   across processes.
 //! - [`Store::load`], [`load_or_empty`] and [`startup`]: rows decoded and
 //!   re-validated into [`RowState`]; a failure degrades to "no recordings".
+//!   [`decode_values`] is that decoder on raw column values, with no
+//!   connection (the `store_row` fuzz target drives it).
 //! - [`Store::arm`] / [`Store::take`]: a resume invocation taken exactly once.
 //! - [`Set::from_change`]: core capture's `Change` (save, clear, delete) as a
 //!   writer message.
@@ -59,7 +61,8 @@ mod writer;
 
 pub use arm::Armed;
 pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
-pub use load::{load_or_empty, startup, Counts, Loaded, Startup, Warning};
+pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
+pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store};
-pub use row::{RowState, Unreadable};
+pub use row::{decode_values, RowState, Unreadable};
 pub use writer::{coalesce, Batch, Flushed, Set, Writer, WriterStats};

@@ -225,6 +225,16 @@ pub fn load_or_empty(path: &Path, options: &OpenOptions) -> Loaded {
     }
 }
 
+/// A dry run's read (`plan`, `explain`): like [`load_or_empty`], but the
+/// file is opened read-only and never migrated, so looking never changes it.
+pub fn inspect_or_empty(path: &Path, options: &OpenOptions) -> Loaded {
+    match options.inspect(path) {
+        Ok(Some(store)) => store.load_or_empty(),
+        Ok(None) => Loaded::default(),
+        Err(e) => Loaded::empty(Warning::OpenFailed(e.fault())),
+    }
+}
+
 /// What the start-up pass produced.
 #[derive(Debug)]
 pub struct Startup {

@@ -41,6 +41,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0004_create_host_layouts.sql",
         sql: include_str!("../../../migrations/0004_create_host_layouts.sql"),
     },
+    Migration {
+        version: 5,
+        name: "0005_add_noted_headless.sql",
+        sql: include_str!("../../../migrations/0005_add_noted_headless.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,15 @@ use crate::error::{LoadError, WriteError};
 use crate::open::Store;
 use crate::row::{self, RowState};
 
+/// An agent command line noted for a pane: flags only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Noted {
+    /// Program word and allowlisted flags.
+    pub argv: Vec<String>,
+    /// The command line was a headless run.
+    pub headless: bool,
+}
+
 impl Store {
     /// One pane's recording, by key: what capture compares a new
     /// observation against.
@@ -24,38 +33,54 @@ impl Store {
     }
 
     /// Notes, for `pane`, the program word and allowlisted flags of the agent
-    /// command line the user just ran. Never the text itself: `argv` is what
-    /// extraction kept.
+    /// command line the user just ran, and whether it was a headless run.
+    /// Never the text itself: `argv` is what extraction kept.
     pub fn note(
         &self,
         pane: PaneId,
         agent: AgentKind,
         argv: &[String],
+        headless: bool,
         at: UnixMillis,
     ) -> Result<(), WriteError> {
         self.writable()?;
         let argv = serde_json::to_string(argv).unwrap_or_else(|_| "[]".into());
         self.conn.execute(
-            "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at) VALUES (?1, ?2, ?3, ?4)",
-            rusqlite::params![pane.to_string(), agent.code(), argv, at.0],
+            "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at, headless) VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![pane.to_string(), agent.code(), argv, at.0, headless],
         )?;
         Ok(())
     }
 
-    /// The argv noted for `pane` when it was noted for `agent` no earlier
+    /// What was noted for `pane` when it was noted for `agent` no earlier
     /// than `since`; anything unreadable is `None`.
-    pub fn noted(&self, pane: PaneId, agent: AgentKind, since: UnixMillis) -> Option<Vec<String>> {
-        let text: Option<String> = self
+    pub fn noted(&self, pane: PaneId, agent: AgentKind, since: UnixMillis) -> Option<Noted> {
+        let (text, headless): (String, bool) = self
             .conn
             .query_row(
-                "SELECT argv FROM noted WHERE pane = ?1 AND agent = ?2 AND noted_at >= ?3",
+                "SELECT argv, headless FROM noted WHERE pane = ?1 AND agent = ?2 AND noted_at >= ?3",
                 rusqlite::params![pane.to_string(), agent.code(), since.0],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .ok()
-            .flatten();
-        text.and_then(|t| serde_json::from_str(&t).ok())
+            .flatten()?;
+        Some(Noted {
+            argv: serde_json::from_str(&text).ok()?,
+            headless,
+        })
+    }
+
+    /// Whether the last agent command line noted for `pane` (since `since`)
+    /// was a headless run: its exit must not clear the pane's recording.
+    pub fn last_noted_headless(&self, pane: PaneId, since: UnixMillis) -> bool {
+        self.conn
+            .query_row(
+                "SELECT headless FROM noted WHERE pane = ?1 AND noted_at >= ?2",
+                rusqlite::params![pane.to_string(), since.0],
+                |r| r.get::<_, bool>(0),
+            )
+            .unwrap_or(false)
     }
 
     /// Records `seq` as the pane's newest report when it is above the last
@@ -135,15 +160,29 @@ mod tests {
     fn noted_argv_is_per_pane_and_agent_and_not_stale() {
         let s = Store::open_in_memory().expect("store");
         let argv = vec!["claude".to_owned(), "--model".to_owned(), "opus".to_owned()];
-        s.note(pane(1), AgentKind::Claude, &argv, UnixMillis(100))
+        s.note(pane(1), AgentKind::Claude, &argv, false, UnixMillis(100))
             .expect("notes");
         assert_eq!(
             s.noted(pane(1), AgentKind::Claude, UnixMillis(50)),
-            Some(argv)
+            Some(Noted {
+                argv,
+                headless: false
+            })
         );
         assert_eq!(s.noted(pane(1), AgentKind::Codex, UnixMillis(50)), None);
         assert_eq!(s.noted(pane(1), AgentKind::Claude, UnixMillis(101)), None);
         assert_eq!(s.noted(pane(2), AgentKind::Claude, UnixMillis(0)), None);
+        assert!(!s.last_noted_headless(pane(1), UnixMillis(0)));
+        s.note(
+            pane(1),
+            AgentKind::Claude,
+            &["claude".to_owned()],
+            true,
+            UnixMillis(200),
+        )
+        .expect("notes");
+        assert!(s.last_noted_headless(pane(1), UnixMillis(0)));
+        assert!(!s.last_noted_headless(pane(1), UnixMillis(201)), "stale");
     }
 
     #[test]

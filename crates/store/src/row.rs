@@ -90,7 +90,8 @@ impl Unreadable {
     }
 }
 
-/// The columns, in the order [`decode`] reads them.
+/// The columns, in the order [`decode`] reads them ([`decode_values`] takes
+/// all but the pane, in this order).
 pub(crate) const COLUMNS: &str =
     "pane, agent, session_id, flags, program, cwd, observed_at, config_home";
 
@@ -137,53 +138,61 @@ pub(crate) fn pane(row: &Row<'_>) -> rusqlite::Result<Option<PaneId>> {
 
 /// Decodes columns 1.. of a row selected with [`COLUMNS`].
 pub(crate) fn decode(row: &Row<'_>) -> rusqlite::Result<RowState> {
-    Ok(match decode_recording(row)? {
-        Ok(r) => RowState::Recording(r),
-        Err(why) => RowState::Unreadable(why),
-    })
+    let mut values = [ValueRef::Null; 7];
+    for (i, v) in values.iter_mut().enumerate() {
+        *v = row.get_ref(i + 1)?;
+    }
+    Ok(decode_values(values))
 }
 
-fn decode_recording(row: &Row<'_>) -> rusqlite::Result<Result<Recording, Unreadable>> {
-    let agent = match row.get_ref(1)? {
-        ValueRef::Null => return Ok(Err(Unreadable::AgentMissing)),
-        ValueRef::Integer(code) => match u16::try_from(code).ok().and_then(AgentKind::from_code) {
-            Some(kind) => kind,
-            None => return Ok(Err(Unreadable::AgentUnknown)),
-        },
+/// Decodes one row from its raw column values, in [`COLUMNS`] order after
+/// the pane: `[agent, session_id, flags, program, cwd, observed_at,
+/// config_home]`. Pure (no connection), so any values can be fed to it: a
+/// row decodes to a recording whose session id passes its agent's shape, or
+/// to the first reason it is unreadable.
+pub fn decode_values(values: [ValueRef<'_>; 7]) -> RowState {
+    match decode_recording(values) {
+        Ok(r) => RowState::Recording(r),
+        Err(why) => RowState::Unreadable(why),
+    }
+}
+
+fn decode_recording(values: [ValueRef<'_>; 7]) -> Result<Recording, Unreadable> {
+    let [agent, session_id, flags, program, cwd, observed_at, config_home] = values;
+    let agent = match agent {
+        ValueRef::Null => return Err(Unreadable::AgentMissing),
+        ValueRef::Integer(code) => u16::try_from(code)
+            .ok()
+            .and_then(AgentKind::from_code)
+            .ok_or(Unreadable::AgentUnknown)?,
         ValueRef::Real(_) | ValueRef::Text(_) | ValueRef::Blob(_) => {
-            return Ok(Err(Unreadable::AgentUnknown))
+            return Err(Unreadable::AgentUnknown)
         }
     };
     let decl = Catalog::embedded().agent(agent);
-    let Some(session_id) = text(row.get_ref(2)?).filter(|id| decl.id_shape.matches(id)) else {
-        return Ok(Err(Unreadable::SessionId));
-    };
-    let Some(flags) =
-        text(row.get_ref(3)?).and_then(|json| serde_json::from_str::<Vec<RecordedFlag>>(json).ok())
-    else {
-        return Ok(Err(Unreadable::Flags));
-    };
-    let program = match row.get_ref(4)? {
+    let session_id = text(session_id)
+        .filter(|id| decl.id_shape.matches(id))
+        .ok_or(Unreadable::SessionId)?;
+    let flags = text(flags)
+        .and_then(|json| serde_json::from_str::<Vec<RecordedFlag>>(json).ok())
+        .ok_or(Unreadable::Flags)?;
+    let program = match program {
         ValueRef::Null => None,
-        v => match text(v) {
-            Some(p) => Some(p.to_owned()),
-            None => return Ok(Err(Unreadable::Program)),
-        },
+        v => Some(text(v).ok_or(Unreadable::Program)?.to_owned()),
     };
-    let Some(cwd) = bytes(row.get_ref(5)?).filter(|b| !b.is_empty()) else {
-        return Ok(Err(Unreadable::Directory));
+    let cwd = bytes(cwd)
+        .filter(|b| !b.is_empty())
+        .ok_or(Unreadable::Directory)?;
+    let ValueRef::Integer(observed_at) = observed_at else {
+        return Err(Unreadable::ObservedAt);
     };
-    let ValueRef::Integer(observed_at) = row.get_ref(6)? else {
-        return Ok(Err(Unreadable::ObservedAt));
-    };
-    let config_home = match row.get_ref(7)? {
+    let config_home = match config_home {
         ValueRef::Null => None,
-        v => match bytes(v) {
-            Some(b) => Some(PathBuf::from(OsStr::from_bytes(b))),
-            None => return Ok(Err(Unreadable::ConfigHome)),
-        },
+        v => Some(PathBuf::from(OsStr::from_bytes(
+            bytes(v).ok_or(Unreadable::ConfigHome)?,
+        ))),
     };
-    Ok(Ok(Recording {
+    Ok(Recording {
         agent,
         session_id: session_id.to_owned(),
         flags,
@@ -191,7 +200,7 @@ fn decode_recording(row: &Row<'_>) -> rusqlite::Result<Result<Recording, Unreada
         cwd: PathBuf::from(OsStr::from_bytes(cwd)),
         observed_at: UnixMillis(observed_at),
         config_home,
-    }))
+    })
 }
 
 #[cfg(test)]
@@ -203,5 +212,67 @@ mod tests {
         let names: std::collections::BTreeSet<_> =
             Unreadable::VARIANTS.iter().map(|u| u.as_str()).collect();
         assert_eq!(names.len(), Unreadable::VARIANTS.len());
+    }
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+
+    fn claude_row<'a>() -> [ValueRef<'a>; 7] {
+        [
+            ValueRef::Integer(i64::from(AgentKind::Claude.code())),
+            ValueRef::Text(ID.as_bytes()),
+            ValueRef::Text(br#"[{"name":"--model","value":"opus"}]"#),
+            ValueRef::Null,
+            ValueRef::Blob(b"/w\xff"),
+            ValueRef::Integer(7),
+            ValueRef::Null,
+        ]
+    }
+
+    #[test]
+    fn encoded_recording_decodes_back_from_its_values() {
+        let RowState::Recording(r) = decode_values(claude_row()) else {
+            panic!("a well-formed row decodes");
+        };
+        assert_eq!(r.cwd.as_os_str().as_bytes(), b"/w\xff");
+        let e = encode(&r);
+        let flags = e.flags.expect("flags serialize");
+        let again = decode_values([
+            ValueRef::Integer(e.agent.expect("a code")),
+            ValueRef::Text(r.session_id.as_bytes()),
+            ValueRef::Text(flags.as_bytes()),
+            ValueRef::Null,
+            ValueRef::Blob(&e.cwd),
+            ValueRef::Integer(r.observed_at.0),
+            ValueRef::Null,
+        ]);
+        assert_eq!(again, RowState::Recording(r));
+    }
+
+    #[test]
+    fn decode_values_names_the_first_unreadable_column() {
+        for (column, value, want) in [
+            (0, ValueRef::Null, Unreadable::AgentMissing),
+            (0, ValueRef::Integer(0), Unreadable::AgentUnknown),
+            (0, ValueRef::Integer(-1), Unreadable::AgentUnknown),
+            (0, ValueRef::Text(b"1"), Unreadable::AgentUnknown),
+            (1, ValueRef::Text(b"$(id)"), Unreadable::SessionId),
+            (1, ValueRef::Blob(ID.as_bytes()), Unreadable::SessionId),
+            (2, ValueRef::Null, Unreadable::Flags),
+            (2, ValueRef::Text(b"{}"), Unreadable::Flags),
+            (3, ValueRef::Blob(b"/bin/claude"), Unreadable::Program),
+            (3, ValueRef::Text(b"\xff"), Unreadable::Program),
+            (4, ValueRef::Blob(b""), Unreadable::Directory),
+            (4, ValueRef::Integer(1), Unreadable::Directory),
+            (5, ValueRef::Real(1.0), Unreadable::ObservedAt),
+            (6, ValueRef::Integer(1), Unreadable::ConfigHome),
+        ] {
+            let mut row = claude_row();
+            row[column] = value;
+            assert_eq!(
+                decode_values(row),
+                RowState::Unreadable(want),
+                "{column}: {value:?}"
+            );
+        }
     }
 }

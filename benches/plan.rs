@@ -1,0 +1,245 @@
+//! The restore plan (core's pure `plan`) over two layouts:
+//!
+//! - 8 panes, every one eligible (one recording each, distinct sessions);
+//! - 1,000 panes in 10 windows × 5 tabs × 20 panes, 500 of them with a
+//!   recording over 50 directories: 100 pairs of panes claim one session
+//!   (duplicate claims), 25 recordings name a directory that is gone, half
+//!   the recordings are fresh (posture carried) and half are 13 h old;
+//!
+//! each with an in-memory [`FsProbe`] (a set of directories) and with the
+//! real filesystem (the same directories created in a temporary folder,
+//! probed with `std::fs` exactly as the CLI's `RealFs` does).
+//!
+//! Run: `cargo bench --bench plan -- --quick`. The verdict counts of each
+//! layout are printed once.
+
+#![allow(missing_docs)]
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{
+    plan, AgentKind, FsProbe, Layout, PaneId, PanePlan, PaneSpec, PlanInput, PostureWindow,
+    RecordedFlag, Recording, Shell, Stored, Tab, UnixMillis, Verdict, Window,
+};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+const NOW: UnixMillis = UnixMillis(1_800_000_000_000);
+const HOUR: i64 = 3_600_000;
+
+/// Known directories, each its own canonical form.
+struct FakeFs(HashSet<PathBuf>);
+
+impl FsProbe for FakeFs {
+    fn is_dir(&self, path: &Path) -> bool {
+        self.0.contains(path)
+    }
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        self.0.contains(path).then(|| path.to_path_buf())
+    }
+}
+
+/// The CLI's `RealFs` (src/restore.rs), which is not a library.
+struct RealFs;
+
+impl FsProbe for RealFs {
+    fn is_dir(&self, path: &Path) -> bool {
+        fs::metadata(path).is_ok_and(|m| m.is_dir())
+    }
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        fs::canonicalize(path).ok()
+    }
+}
+
+fn pane(n: u32) -> PaneId {
+    let mut b = [0x33u8; 16];
+    b[..4].copy_from_slice(&n.to_be_bytes());
+    PaneId::from_bytes(b)
+}
+
+fn session(n: u32) -> String {
+    format!("00000000-0000-4000-8000-{n:012x}")
+}
+
+fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
+    Recording {
+        agent: AgentKind::Claude,
+        session_id: session(session_n),
+        flags: vec![
+            RecordedFlag::value("--model", "opus"),
+            RecordedFlag::value("--permission-mode", "plan"),
+        ],
+        program: None,
+        cwd,
+        observed_at: UnixMillis(observed_at),
+        config_home: None,
+    }
+}
+
+fn spec(n: u32, cwd: PathBuf) -> PaneSpec {
+    PaneSpec {
+        id: pane(n),
+        cwd: Some(cwd),
+        shared_viewer: false,
+        shell: Shell::Zsh,
+        has_input: false,
+        queued_command: false,
+    }
+}
+
+/// A layout, its recordings, and the directories that exist.
+struct Scenario {
+    layout: Layout,
+    recordings: BTreeMap<PaneId, Stored>,
+    dirs: Vec<PathBuf>,
+}
+
+/// 8 panes in one window, one tab, all eligible.
+fn eight(root: &Path) -> Scenario {
+    let dirs: Vec<PathBuf> = (0..8).map(|i| root.join(format!("project-{i}"))).collect();
+    let mut recordings = BTreeMap::new();
+    let mut panes = Vec::new();
+    for (i, dir) in (0u32..).zip(&dirs) {
+        recordings.insert(
+            pane(i),
+            Stored::Recording(recording(i, dir.clone(), NOW.0 - 60_000)),
+        );
+        panes.push(spec(i, dir.clone()));
+    }
+    Scenario {
+        layout: Layout {
+            startup: true,
+            windows: vec![Window {
+                landing: true,
+                visible: true,
+                active_tab: 0,
+                tabs: vec![Tab {
+                    focused_pane: Some(pane(0)),
+                    panes,
+                }],
+            }],
+        },
+        recordings,
+        dirs,
+    }
+}
+
+/// 1,000 panes, 500 recordings, duplicate claims and gone directories.
+fn thousand(root: &Path) -> Scenario {
+    let dirs: Vec<PathBuf> = (0..50).map(|i| root.join(format!("project-{i}"))).collect();
+    let gone = root.join("gone");
+    let mut recordings = BTreeMap::new();
+    let mut windows = Vec::new();
+    let mut n = 0u32;
+    let mut k = 0u32;
+    for w in 0..10 {
+        let mut tabs = Vec::new();
+        for _ in 0..5 {
+            let mut panes = Vec::new();
+            for _ in 0..20 {
+                let dir = dirs[(n % 50) as usize].clone();
+                if n.is_multiple_of(2) {
+                    // Every fifth recording shares the previous one's session.
+                    let s = if k % 5 == 1 { k - 1 } else { k };
+                    let cwd = if k % 20 == 7 {
+                        gone.clone()
+                    } else {
+                        dir.clone()
+                    };
+                    let at = if k.is_multiple_of(2) {
+                        NOW.0 - 60_000
+                    } else {
+                        NOW.0 - 13 * HOUR
+                    };
+                    recordings.insert(pane(n), Stored::Recording(recording(s, cwd, at)));
+                    k += 1;
+                }
+                panes.push(spec(n, dir));
+                n += 1;
+            }
+            tabs.push(Tab {
+                focused_pane: panes.get(3).map(|p| p.id),
+                panes,
+            });
+        }
+        windows.push(Window {
+            landing: w == 9,
+            visible: w % 3 == 0,
+            active_tab: w % 5,
+            tabs,
+        });
+    }
+    Scenario {
+        layout: Layout {
+            startup: true,
+            windows,
+        },
+        recordings,
+        dirs,
+    }
+}
+
+fn run(s: &Scenario, fs: &dyn FsProbe) -> Vec<PanePlan> {
+    plan(&PlanInput {
+        enabled: true,
+        layout: &s.layout,
+        recordings: &s.recordings,
+        now: NOW,
+        window: PostureWindow::DEFAULT,
+        fs,
+        sessions: None,
+    })
+}
+
+fn kind(p: &PanePlan) -> &'static str {
+    match &p.verdict {
+        Verdict::Resume(inv) if inv.posture_carried => "resume (posture)",
+        Verdict::Resume(_) => "resume",
+        Verdict::Skip(r) => r.as_str(),
+    }
+}
+
+fn summary(name: &str, plans: &[PanePlan]) {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in plans {
+        *counts.entry(kind(p)).or_default() += 1;
+    }
+    eprintln!("plan/{name}: {} panes {counts:?}", plans.len());
+}
+
+fn bench(c: &mut Criterion) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut g = c.benchmark_group("plan");
+    type Build = fn(&Path) -> Scenario;
+    let layouts: [(&str, Build); 2] = [
+        ("8_eligible_panes", eight),
+        ("1000_panes_500_recordings", thousand),
+    ];
+    for (name, build) in layouts {
+        let fake = build(Path::new("/home/me/src"));
+        let fake_fs = FakeFs(fake.dirs.iter().cloned().collect());
+        let real = build(&tmp.path().join(name));
+        for d in &real.dirs {
+            fs::create_dir_all(d).expect("mkdir");
+        }
+        let (a, b) = (run(&fake, &fake_fs), run(&real, &RealFs));
+        assert_eq!(
+            a.iter().map(kind).collect::<Vec<_>>(),
+            b.iter().map(kind).collect::<Vec<_>>(),
+            "both probes decide alike"
+        );
+        summary(name, &b);
+        g.bench_function(format!("{name}/fake_fs"), |bch| {
+            bch.iter(|| black_box(run(black_box(&fake), &fake_fs)));
+        });
+        g.bench_function(format!("{name}/real_fs"), |bch| {
+            bch.iter(|| black_box(run(black_box(&real), &RealFs)));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

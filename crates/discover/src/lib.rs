@@ -1,0 +1,388 @@
+//! Every agent session on this machine: readers for each agent CLI's own
+//! session store, a fast and a full listing, correlation of a pane with the
+//! session its agent started, and the checks restore asks (does the session
+//! still exist, does a live process already hold it).
+//!
+//! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
+//! never writes (OpenCode's database is opened read-only). It reads no
+//! environment: the caller resolves [`Homes`] once.
+//!
+//! # Listing
+//!
+//! [`list`] walks every store and returns [`SessionInfo`]s, newest first.
+//! [`Depth::FAST`] reads at most 4 KiB of each file (the header and the
+//! first user text), for a recent-sessions view; [`Depth::Full`] streams
+//! every record, for search and exact message counts. A store that is
+//! missing, unreadable or half-written is skipped with a [`Note`], never an
+//! error.
+//!
+//! # Trust
+//!
+//! Session files are written by any process of the user. Every id passes
+//! its agent's id shape from the catalog or the session is not listed;
+//! titles and prompts are cleaned of control and invisible characters
+//! ([`text::clean`]) before they are kept; directories are kept as paths
+//! and must be escaped for display by the caller.
+//!
+//! # Example
+//!
+//! ```
+//! use agent_resume_discover::{list, Depth, Homes};
+//!
+//! let home = tempfile::tempdir().expect("tempdir");
+//! let listing = list(&Homes::under(home.path()), &[], Depth::FAST);
+//! assert!(listing.sessions.is_empty());
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{AgentKind, UnixMillis};
+
+pub mod correlate;
+mod homes;
+pub mod json;
+mod opencode;
+mod parse;
+pub mod probe;
+pub mod read;
+pub mod resolve;
+pub mod running;
+mod store;
+pub mod text;
+
+pub use correlate::{correlate, Spawn};
+pub use homes::Homes;
+pub use probe::StoreProbe;
+pub use read::Depth;
+pub use resolve::{fuzzy_match, resolve_prefix, Resolved};
+
+/// One session found in an agent's own store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The agent.
+    pub agent: AgentKind,
+    /// The session id; it passed the agent's id shape.
+    pub id: String,
+    /// The directory the session ran in, when the store says (untrusted).
+    pub cwd: Option<PathBuf>,
+    /// The session's title, cleaned for display.
+    pub title: Option<String>,
+    /// The first thing the user typed, cleaned and capped.
+    pub first_prompt: Option<String>,
+    /// When the session was last written.
+    pub modified: UnixMillis,
+    /// When the session started, where a record says.
+    pub started: Option<UnixMillis>,
+    /// User and assistant messages; `None` on the fast path.
+    pub message_count: Option<u32>,
+    /// The file, session directory or database it was read from.
+    pub path: PathBuf,
+}
+
+impl SessionInfo {
+    /// The name to show: title, else first user prompt, else id, else file
+    /// name — with no control or invisible character in any case.
+    pub fn display_name(&self) -> String {
+        self.title
+            .clone()
+            .or_else(|| self.first_prompt.clone())
+            .or_else(|| text::clean(&self.id, text::MAX_TEXT))
+            .or_else(|| {
+                self.path
+                    .file_name()
+                    .and_then(|n| text::clean(&n.to_string_lossy(), text::MAX_TEXT))
+            })
+            .unwrap_or_default()
+    }
+
+    /// The display name cut to `max` characters, for compact views.
+    pub fn compact_name(&self, max: usize) -> String {
+        text::compact(&self.display_name(), max)
+    }
+
+    /// When the session started: the id's own timestamp (UUID v7), else
+    /// what its records say.
+    pub fn start_time(&self) -> Option<UnixMillis> {
+        correlate::uuid_v7_millis(&self.id).or(self.started)
+    }
+}
+
+/// Why a store, file or record was skipped. Closed, with stable names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Problem {
+    /// The agent's store does not exist (the agent is not used here).
+    StoreMissing = 1,
+    /// The store exists but could not be read.
+    StoreUnreadable = 2,
+    /// A session file could not be read.
+    Unreadable = 3,
+    /// A session file with no complete record: being written, or cut.
+    HalfWritten = 4,
+    /// A session file that is not JSON lines.
+    Garbage = 5,
+    /// A name that is not UTF-8.
+    BadName = 6,
+    /// An id that fails the agent's id shape.
+    BadId = 7,
+}
+
+impl Problem {
+    /// Every variant.
+    pub const VARIANTS: &'static [Problem] = &[
+        Problem::StoreMissing,
+        Problem::StoreUnreadable,
+        Problem::Unreadable,
+        Problem::HalfWritten,
+        Problem::Garbage,
+        Problem::BadName,
+        Problem::BadId,
+    ];
+
+    /// The stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Problem::StoreMissing => "store_missing",
+            Problem::StoreUnreadable => "store_unreadable",
+            Problem::Unreadable => "unreadable",
+            Problem::HalfWritten => "half_written",
+            Problem::Garbage => "garbage",
+            Problem::BadName => "bad_name",
+            Problem::BadId => "bad_id",
+        }
+    }
+}
+
+/// Something skipped while listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// Whose store.
+    pub agent: AgentKind,
+    /// The store, file or directory.
+    pub path: PathBuf,
+    /// Why it was skipped.
+    pub problem: Problem,
+}
+
+/// What reading cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Session files (or directories) read.
+    pub files: usize,
+    /// Bytes read from disk, side files included.
+    pub bytes_read: u64,
+    /// The most bytes read from one session file.
+    pub max_file_bytes: u64,
+}
+
+/// Every session found, newest first, and what was skipped.
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    /// The sessions, newest first.
+    pub sessions: Vec<SessionInfo>,
+    /// What was skipped, and why.
+    pub notes: Vec<Note>,
+    /// What reading cost.
+    pub stats: Stats,
+}
+
+/// The agents with a store reader.
+pub const READABLE: &[AgentKind] = &[
+    AgentKind::Claude,
+    AgentKind::Codex,
+    AgentKind::Gemini,
+    AgentKind::Qwen,
+    AgentKind::Grok,
+    AgentKind::Droid,
+    AgentKind::Pi,
+    AgentKind::Copilot,
+    AgentKind::Opencode,
+];
+
+/// Lists the sessions of `agents` (every readable agent when empty).
+pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
+    let mut out = Listing::default();
+    for &agent in READABLE {
+        if !agents.is_empty() && !agents.contains(&agent) {
+            continue;
+        }
+        let Some(root) = homes.root(agent, None) else {
+            continue;
+        };
+        list_agent(agent, &root, depth, &mut out);
+    }
+    finish(&mut out);
+    out
+}
+
+fn list_agent(agent: AgentKind, root: &Path, depth: Depth, out: &mut Listing) {
+    let note = |out: &mut Listing, path: &Path, problem| {
+        out.notes.push(Note {
+            agent,
+            path: path.to_path_buf(),
+            problem,
+        });
+    };
+    if agent == AgentKind::Opencode {
+        match opencode::list(root, depth) {
+            Ok((sessions, bad)) => {
+                out.sessions.extend(sessions);
+                for p in bad {
+                    note(out, &p, Problem::BadId);
+                }
+            }
+            Err(p) => note(out, root, p),
+        }
+        return;
+    }
+    let (candidates, notes) = match store::candidates(agent, root) {
+        Ok(found) => found,
+        Err(p) => {
+            note(out, root, p);
+            return;
+        }
+    };
+    out.notes.extend(notes);
+    for c in &candidates {
+        match store::read(agent, c, depth) {
+            Ok((info, st)) => {
+                out.stats.files += 1;
+                out.stats.bytes_read += st.bytes;
+                out.stats.max_file_bytes = out.stats.max_file_bytes.max(st.bytes);
+                out.sessions.push(info);
+            }
+            Err(p) => note(out, &c.path, p),
+        }
+    }
+}
+
+/// Newest first; one entry per (agent, id): a plain Codex rollout wins over
+/// its compressed sibling, else the newest.
+fn finish(out: &mut Listing) {
+    out.sessions.sort_by(|a, b| {
+        (
+            a.agent,
+            &a.id,
+            read::is_zstd(&a.path),
+            std::cmp::Reverse(a.modified),
+        )
+            .cmp(&(
+                b.agent,
+                &b.id,
+                read::is_zstd(&b.path),
+                std::cmp::Reverse(b.modified),
+            ))
+    });
+    out.sessions
+        .dedup_by(|b, a| a.agent == b.agent && a.id == b.id);
+    out.sessions.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.agent.cmp(&b.agent))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+/// Parses one session file's bytes as `agent` writes them, with the file
+/// (or session directory) name `name`: what a listing would make of it.
+/// For fuzzing and tests; OpenCode's database is not a file of records.
+pub fn parse_session(
+    agent: AgentKind,
+    name: &str,
+    bytes: &[u8],
+    depth: Depth,
+) -> Result<SessionInfo, Problem> {
+    let mut acc = parse::Acc::default();
+    let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(agent, r));
+    acc.finish();
+    acc.verdict(&stats)?;
+    let from_name = match agent {
+        AgentKind::Codex => name
+            .strip_suffix(".jsonl")
+            .and_then(|s| s.len().checked_sub(36).and_then(|at| s.get(at..))),
+        AgentKind::Pi => name
+            .strip_suffix(".jsonl")
+            .and_then(|n| n.rsplit_once('_'))
+            .map(|(_, id)| id),
+        AgentKind::Gemini | AgentKind::Opencode => None,
+        AgentKind::Grok | AgentKind::Copilot => Some(name),
+        _ => name.strip_suffix(".jsonl"),
+    };
+    let id = from_name
+        .map(str::to_owned)
+        .or(acc.header_id.clone())
+        .ok_or(Problem::HalfWritten)?;
+    if agent == AgentKind::Opencode || !store::id_ok(agent, &id) {
+        return Err(Problem::BadId);
+    }
+    Ok(SessionInfo {
+        agent,
+        id,
+        cwd: acc
+            .cwd
+            .as_deref()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute()),
+        title: acc.title(),
+        first_prompt: acc.first_prompt.take(),
+        modified: UnixMillis(0),
+        started: acc.started,
+        message_count: (depth == Depth::Full).then_some(acc.messages),
+        path: PathBuf::from(name),
+    })
+}
+
+/// Why a path given as a session could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The path is not inside any agent's session store.
+    #[error("the path is not inside a known agent session store")]
+    NotInAStore,
+    /// Inside a store, but not a session file or directory of it.
+    #[error("the path is not a session file of its store")]
+    NotASession,
+    /// A session that could not be read.
+    #[error("the session could not be read ({})", .0.as_str())]
+    Skipped(Problem),
+}
+
+/// Reads the session at `path`: a session file (or a Grok or Copilot
+/// session directory) inside one of the stores of `homes`.
+pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo, PathError> {
+    let real = std::fs::canonicalize(path).map_err(|_| PathError::NotInAStore)?;
+    let mut inside = false;
+    for &agent in READABLE {
+        if agent == AgentKind::Opencode {
+            continue;
+        }
+        let Some(root) = homes.root(agent, None) else {
+            continue;
+        };
+        let Ok(root) = std::fs::canonicalize(&root) else {
+            continue;
+        };
+        if !real.starts_with(&root) {
+            continue;
+        }
+        inside = true;
+        let Ok((candidates, _)) = store::candidates(agent, &root) else {
+            continue;
+        };
+        let Some(c) = candidates
+            .iter()
+            .find(|c| c.path == real || real.parent() == Some(c.path.as_path()))
+        else {
+            // Stores may nest (Gemini's and Droid's default to `~`): keep looking.
+            continue;
+        };
+        return store::read(agent, c, depth)
+            .map(|(info, _)| info)
+            .map_err(PathError::Skipped);
+    }
+    Err(if inside {
+        PathError::NotASession
+    } else {
+        PathError::NotInAStore
+    })
+}

@@ -1,0 +1,297 @@
+//! From records to session fields, per agent.
+//!
+//! One pass over a file's records fills an [`Acc`]: the header's id,
+//! directory and start time, the title, the first user text and a message
+//! count. Which records say what is each agent's own format, as
+//! `docs/agents.md` documents it; a record of another shape is ignored.
+
+use agent_resume_core::{AgentKind, UnixMillis};
+
+use crate::json::{scan_str, Bodies, Line, Msg};
+use crate::read::{ReadStats, Rec};
+use crate::text::{clean, MAX_TEXT};
+use crate::Problem;
+
+/// What the records of one session said.
+#[derive(Debug, Default)]
+pub struct Acc {
+    /// The id the header names.
+    pub header_id: Option<String>,
+    /// The directory the records name.
+    pub cwd: Option<String>,
+    /// A generated title or summary (last one wins).
+    pub summary: Option<String>,
+    /// A title the user set (last one wins, and wins over `summary`).
+    pub custom_title: Option<String>,
+    /// The first user text, cleaned.
+    pub first_prompt: Option<String>,
+    /// Codex: the first user response item, when no user event is seen.
+    fallback_prompt: Option<String>,
+    /// The earliest time a record names.
+    pub started: Option<UnixMillis>,
+    /// User and assistant messages.
+    pub messages: u32,
+    /// Codex: response-item messages, used when there are no events.
+    item_messages: u32,
+    /// Records that parsed.
+    pub whole: u32,
+    /// Whole lines that did not parse.
+    pub bad: u32,
+    /// A record was cut short.
+    pub cut: bool,
+    /// The first byte that was not whitespace.
+    pub first_byte: Option<u8>,
+}
+
+/// The record's message bodies (a second, rarer parse).
+fn bodies(raw: &[u8]) -> Bodies {
+    serde_json::from_slice(raw).unwrap_or_default()
+}
+
+fn data_text(b: Bodies) -> Option<String> {
+    b.data.0.and_then(|d| prompt_text(&d.content))
+}
+
+fn prompt_text(m: &Msg) -> Option<String> {
+    let t = m.text.as_deref()?.trim_start();
+    // Injected wrappers (`<command-name>`, `<environment_context>`,
+    // `<user_instructions>`) are not what the user typed.
+    if t.starts_with('<') {
+        return None;
+    }
+    clean(t, MAX_TEXT)
+}
+
+impl Acc {
+    /// Feeds one record.
+    pub fn feed(&mut self, agent: AgentKind, rec: Rec<'_>) {
+        let bytes = match rec {
+            Rec::Whole(b) | Rec::Cut(b) => b,
+        };
+        if self.first_byte.is_none() {
+            self.first_byte = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+        }
+        match rec {
+            Rec::Whole(b) => {
+                if b.iter().all(u8::is_ascii_whitespace) {
+                    return;
+                }
+                match serde_json::from_slice::<Line<'_>>(b) {
+                    Ok(line) => {
+                        self.whole += 1;
+                        self.apply(agent, &line, b);
+                    }
+                    Err(_) => self.bad += 1,
+                }
+            }
+            Rec::Cut(b) => {
+                self.cut = true;
+                if self.cwd.is_none() {
+                    self.cwd = scan_str(b, "cwd");
+                }
+                if self.whole == 0 && self.header_id.is_none() {
+                    let key = match agent {
+                        AgentKind::Gemini => Some("sessionId"),
+                        AgentKind::Codex | AgentKind::Pi | AgentKind::Droid => Some("id"),
+                        _ => None,
+                    };
+                    self.header_id = key.and_then(|k| scan_str(b, k));
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, agent: AgentKind, l: &Line<'_>, raw: &[u8]) {
+        let kind = l.kind.get().unwrap_or("");
+        if let Some(t) = l.timestamp.0.or(l.start_time.0) {
+            self.started = Some(self.started.map_or(t, |s| s.min(t)));
+        }
+        if self.cwd.is_none() {
+            self.cwd = l.cwd.get().map(str::to_owned);
+        }
+        match agent {
+            AgentKind::Claude | AgentKind::Qwen => {
+                match kind {
+                    "summary" => self.summary = l.summary.get().map(str::to_owned),
+                    "custom-title" => {
+                        self.custom_title = l.custom_title.get().map(str::to_owned);
+                    }
+                    "user" | "assistant" if l.is_meta.0 != Some(true) => {
+                        self.messages += 1;
+                        if kind == "user"
+                            && self.first_prompt.is_none()
+                            && l.is_sidechain.0 != Some(true)
+                        {
+                            self.first_prompt = prompt_text(&bodies(raw).message);
+                        }
+                    }
+                    _ => {}
+                }
+                if self.header_id.is_none() {
+                    self.header_id = l.session_id.get().map(str::to_owned);
+                }
+            }
+            AgentKind::Codex => {
+                let Some(p) = &l.payload.0 else { return };
+                match (kind, p.kind.get().unwrap_or("")) {
+                    ("session_meta", _) => {
+                        if self.header_id.is_none() {
+                            self.header_id = p.id.get().map(str::to_owned);
+                        }
+                        if self.cwd.is_none() {
+                            self.cwd = p.cwd.get().map(str::to_owned);
+                        }
+                        if let Some(t) = p.timestamp.0 {
+                            self.started = Some(self.started.map_or(t, |s| s.min(t)));
+                        }
+                    }
+                    ("event_msg", "user_message") => {
+                        self.messages += 1;
+                        if self.first_prompt.is_none() {
+                            self.first_prompt =
+                                bodies(raw).payload.0.and_then(|b| prompt_text(&b.message));
+                        }
+                    }
+                    ("event_msg", "agent_message") => self.messages += 1,
+                    ("response_item", "message") => {
+                        let role = p.role.get();
+                        if matches!(role, Some("user" | "assistant")) {
+                            self.item_messages += 1;
+                        }
+                        if role == Some("user")
+                            && self.fallback_prompt.is_none()
+                            && self.first_prompt.is_none()
+                        {
+                            self.fallback_prompt =
+                                bodies(raw).payload.0.and_then(|b| prompt_text(&b.content));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            AgentKind::Gemini => match kind {
+                "user" => {
+                    self.messages += 1;
+                    if self.first_prompt.is_none() {
+                        let b = bodies(raw);
+                        self.first_prompt =
+                            prompt_text(&b.content).or_else(|| prompt_text(&b.parts));
+                    }
+                }
+                "gemini" | "model" | "assistant" => self.messages += 1,
+                _ => {
+                    if self.header_id.is_none() {
+                        self.header_id = l.session_id.get().map(str::to_owned);
+                    }
+                    if let Some(s) = l.summary.get() {
+                        self.summary = Some(s.to_owned());
+                    }
+                }
+            },
+            AgentKind::Droid | AgentKind::Pi => match kind {
+                "session_start" | "session" => {
+                    if self.header_id.is_none() {
+                        self.header_id = l.id.get().map(str::to_owned);
+                    }
+                    if let Some(t) = l.title.get() {
+                        self.summary = Some(t.to_owned());
+                    }
+                }
+                "session_info" => {
+                    if let Some(n) = l.name.get().or(l.title.get()) {
+                        self.custom_title = Some(n.to_owned());
+                    }
+                }
+                "message" => {
+                    let role = l.message.0.as_ref().and_then(|m| m.role.get());
+                    self.chat(role, raw, |b| prompt_text(&b.message));
+                }
+                _ => {}
+            },
+            AgentKind::Copilot => {
+                let Some(d) = &l.data.0 else { return };
+                match kind {
+                    "session.start" => {
+                        if self.header_id.is_none() {
+                            self.header_id = d.session_id.get().map(str::to_owned);
+                        }
+                        if self.cwd.is_none() {
+                            let nested = d.context.0.as_ref().and_then(|c| c.cwd.get());
+                            self.cwd = d.cwd.get().or(nested).map(str::to_owned);
+                        }
+                        if let Some(t) = d.start_time.0 {
+                            self.started = Some(self.started.map_or(t, |s| s.min(t)));
+                        }
+                    }
+                    "user.message" => self.chat(Some("user"), raw, data_text),
+                    "assistant.message" => self.chat(Some("assistant"), raw, data_text),
+                    _ => {}
+                }
+            }
+            AgentKind::Grok => {
+                let role = l
+                    .role
+                    .get()
+                    .or_else(|| l.message.0.as_ref().and_then(|m| m.role.get()));
+                self.chat(role, raw, |b| {
+                    prompt_text(&b.content).or_else(|| prompt_text(&b.message))
+                });
+            }
+            AgentKind::Opencode
+            | AgentKind::Cursor
+            | AgentKind::Antigravity
+            | AgentKind::Amp
+            | AgentKind::Kimi => {}
+        }
+    }
+
+    fn chat(&mut self, role: Option<&str>, raw: &[u8], text: fn(Bodies) -> Option<String>) {
+        match role {
+            Some("user") => {
+                self.messages += 1;
+                if self.first_prompt.is_none() {
+                    self.first_prompt = text(bodies(raw));
+                }
+            }
+            Some("assistant" | "model" | "grok") => self.messages += 1,
+            _ => {}
+        }
+    }
+
+    /// Closes the pass: Codex falls back to response items.
+    pub fn finish(&mut self) {
+        if self.messages == 0 {
+            self.messages = self.item_messages;
+        }
+        if self.first_prompt.is_none() {
+            self.first_prompt = self.fallback_prompt.take();
+        }
+    }
+
+    /// Whether the records were enough to list the session: at least one
+    /// record parsed, or the prefix bound cut a first record that still
+    /// named what matters. Otherwise, why not.
+    pub fn verdict(&self, stats: &ReadStats) -> Result<(), Problem> {
+        if self.whole > 0 {
+            return Ok(());
+        }
+        if self.bad > 0 {
+            return Err(Problem::Garbage);
+        }
+        if stats.hit_bound && self.cut && (self.cwd.is_some() || self.header_id.is_some()) {
+            return Ok(());
+        }
+        match self.first_byte {
+            None | Some(b'{') => Err(Problem::HalfWritten),
+            Some(_) => Err(Problem::Garbage),
+        }
+    }
+
+    /// The title: the user's own, else the agent's summary, cleaned.
+    pub fn title(&self) -> Option<String> {
+        self.custom_title
+            .as_deref()
+            .and_then(|t| clean(t, MAX_TEXT))
+            .or_else(|| self.summary.as_deref().and_then(|t| clean(t, MAX_TEXT)))
+    }
+}

@@ -1,0 +1,266 @@
+//! Reading session files as records (JSON lines), to a bound.
+//!
+//! The fast listing reads a bounded prefix of each file: at most
+//! [`Depth::Prefix`] bytes of a plain file, and at most
+//! [`ZSTD_INPUT_FACTOR`] times that of a compressed one (a zstd block must
+//! be whole to decode; at most the bound is kept once decoded). The full
+//! listing streams the whole file and never holds more than one record of
+//! at most [`MAX_RECORD`] bytes.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// How much of each session file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// At most this many bytes from the start of each file: the header and
+    /// the first user text, for a recent-sessions view.
+    Prefix(usize),
+    /// Every record: exact message counts, the latest title, for search.
+    Full,
+}
+
+impl Depth {
+    /// The fast listing's bound: 4 KiB per file.
+    pub const FAST: Depth = Depth::Prefix(4096);
+}
+
+/// A compressed file may be read up to this many times the prefix bound.
+pub const ZSTD_INPUT_FACTOR: u64 = 16;
+
+/// The longest record parsed whole; a longer one is read as cut short.
+pub const MAX_RECORD: usize = 4 << 20;
+
+/// The largest zstd window accepted (16 MiB), so a hostile frame header
+/// cannot make the decoder allocate more.
+const ZSTD_WINDOW_LOG_MAX: u32 = 24;
+
+/// One record of a session file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rec<'a> {
+    /// A whole line, without its newline.
+    Whole(&'a [u8]),
+    /// A line cut short: by the prefix bound, by [`MAX_RECORD`], or the
+    /// unterminated last line of a file being written.
+    Cut(&'a [u8]),
+}
+
+/// What reading one file cost and saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Bytes read from disk.
+    pub bytes: u64,
+    /// The read stopped at the bound, before the end of the file.
+    pub hit_bound: bool,
+}
+
+/// Splits a byte stream into records.
+pub struct Splitter {
+    buf: Vec<u8>,
+    overflow: bool,
+}
+
+impl Splitter {
+    /// An empty splitter.
+    pub fn new() -> Self {
+        Splitter {
+            buf: Vec::new(),
+            overflow: false,
+        }
+    }
+
+    /// Feeds one chunk.
+    pub fn push(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Rec<'_>)) {
+        while let Some(nl) = chunk.iter().position(|b| *b == b'\n') {
+            let (line, rest) = (&chunk[..nl], &chunk[nl + 1..]);
+            if self.buf.is_empty() && !self.overflow {
+                if line.len() <= MAX_RECORD {
+                    f(Rec::Whole(line));
+                } else {
+                    f(Rec::Cut(&line[..MAX_RECORD]));
+                }
+            } else {
+                self.append(line);
+                if self.overflow {
+                    f(Rec::Cut(&self.buf));
+                } else {
+                    f(Rec::Whole(&self.buf));
+                }
+                self.buf.clear();
+                self.overflow = false;
+            }
+            chunk = rest;
+        }
+        self.append(chunk);
+    }
+
+    fn append(&mut self, bytes: &[u8]) {
+        let room = MAX_RECORD.saturating_sub(self.buf.len());
+        if bytes.len() > room {
+            self.overflow = true;
+        }
+        self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// Ends the stream: an unterminated last line is a cut record.
+    pub fn finish(&mut self, f: &mut dyn FnMut(Rec<'_>)) {
+        if !self.buf.is_empty() {
+            f(Rec::Cut(&self.buf));
+        }
+        self.buf.clear();
+        self.overflow = false;
+    }
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Splits in-memory bytes, as read to `depth`.
+pub fn records_of_bytes(bytes: &[u8], depth: Depth, f: &mut dyn FnMut(Rec<'_>)) -> ReadStats {
+    let (bytes, hit_bound) = match depth {
+        Depth::Prefix(n) if bytes.len() > n => (&bytes[..n], true),
+        _ => (bytes, false),
+    };
+    let mut s = Splitter::new();
+    s.push(bytes, f);
+    s.finish(f);
+    ReadStats {
+        bytes: bytes.len() as u64,
+        hit_bound,
+    }
+}
+
+/// Counts the bytes a reader hands out.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// Whether `path` names a zstd-compressed session file.
+pub fn is_zstd(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+/// Reads the records of one file to `depth`.
+pub fn records_of_file(
+    path: &Path,
+    depth: Depth,
+    f: &mut dyn FnMut(Rec<'_>),
+) -> io::Result<ReadStats> {
+    let file = File::open(path)?;
+    let (disk_limit, out_limit) = match depth {
+        Depth::Prefix(n) => {
+            let n = n as u64;
+            if is_zstd(path) {
+                (n.saturating_mul(ZSTD_INPUT_FACTOR), n)
+            } else {
+                (n, n)
+            }
+        }
+        Depth::Full => (u64::MAX, u64::MAX),
+    };
+    let mut disk = Counting {
+        inner: file.take(disk_limit),
+        count: 0,
+    };
+    let mut splitter = Splitter::new();
+    let mut out = 0u64;
+    let chunk_len = usize::try_from(out_limit.min(64 * 1024)).unwrap_or(64 * 1024);
+    let mut chunk = vec![0u8; chunk_len.max(1)];
+    let mut hit_bound = false;
+    if is_zstd(path) {
+        let mut dec = zstd::stream::read::Decoder::new(&mut disk)?;
+        dec.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
+        loop {
+            let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);
+            if want == 0 {
+                hit_bound = true;
+                break;
+            }
+            // A frame cut by the bound (or a damaged one) ends the stream:
+            // what decoded so far is kept.
+            let n = match dec.read(&mut chunk[..want]) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            out += n as u64;
+            splitter.push(&chunk[..n], f);
+        }
+        drop(dec);
+    } else {
+        loop {
+            let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);
+            if want == 0 {
+                hit_bound = true;
+                break;
+            }
+            let n = match disk.read(&mut chunk[..want]) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            out += n as u64;
+            splitter.push(&chunk[..n], f);
+        }
+    }
+    splitter.finish(f);
+    Ok(ReadStats {
+        bytes: disk.count,
+        hit_bound: hit_bound || (disk_limit != u64::MAX && disk.count >= disk_limit),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]]) -> Vec<(bool, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut s = Splitter::new();
+        let mut f = |r: Rec<'_>| match r {
+            Rec::Whole(b) => out.push((true, b.to_vec())),
+            Rec::Cut(b) => out.push((false, b.to_vec())),
+        };
+        for c in chunks {
+            s.push(c, &mut f);
+        }
+        s.finish(&mut f);
+        out
+    }
+
+    #[test]
+    fn records_split_across_chunks_are_joined_and_the_unterminated_tail_is_cut() {
+        let got = split(&[b"{\"a\":1}\n{\"b\"", b":2}\n{\"c\":"]);
+        assert_eq!(
+            got,
+            [
+                (true, b"{\"a\":1}".to_vec()),
+                (true, b"{\"b\":2}".to_vec()),
+                (false, b"{\"c\":".to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn prefix_of_bytes_stops_at_its_bound() {
+        let mut n = 0;
+        let st = records_of_bytes(b"0123456789\nabc\n", Depth::Prefix(4), &mut |r| {
+            assert_eq!(r, Rec::Cut(b"0123"));
+            n += 1;
+        });
+        assert_eq!((n, st.bytes, st.hit_bound), (1, 4, true));
+    }
+}

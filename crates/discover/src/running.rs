@@ -1,0 +1,342 @@
+//! Whether a live process on this machine already holds a session.
+//!
+//! Two sources, read once per [`Running::scan`]:
+//!
+//! - `/proc/*/cmdline`: a process whose program is the agent (its program
+//!   word's basename is one of the agent's commands, or an interpreter such
+//!   as `node` running a script whose path names the agent's package or
+//!   command) and whose argv holds the session id as a whole word
+//!   (`--resume <id>`, `--resume=<id>`);
+//! - the agents' own pid registries: Claude's `sessions/<pid>.json`
+//!   (`sessionId`) and Grok's `active_sessions.json` (`session_id`, `pid`),
+//!   counted only while that pid is alive and is still the agent.
+//!
+//! This process and its ancestors are never counted: an agent that runs
+//! agent-resume (a hook, a tool call) is not a second holder of its own
+//! session.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::Path;
+
+use agent_resume_core::{AgentDecl, AgentKind, Catalog};
+
+use crate::store::read_small;
+use crate::Homes;
+
+/// Interpreters an agent's script may run under.
+const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "python", "python3"];
+
+/// The npm package of each agent with a store reader, as its install path
+/// shows in a `node` command line.
+fn package(agent: AgentKind) -> Option<&'static str> {
+    match agent {
+        AgentKind::Claude => Some("@anthropic-ai/claude-code"),
+        AgentKind::Codex => Some("@openai/codex"),
+        AgentKind::Gemini => Some("@google/gemini-cli"),
+        AgentKind::Opencode => Some("opencode-ai"),
+        AgentKind::Droid => Some("@factory/cli"),
+        AgentKind::Grok => Some("@xai-official/grok"),
+        AgentKind::Qwen => Some("@qwen-code/qwen-code"),
+        AgentKind::Copilot => Some("@github/copilot"),
+        AgentKind::Pi => Some("pi-coding-agent"),
+        AgentKind::Cursor | AgentKind::Antigravity | AgentKind::Amp | AgentKind::Kimi => None,
+    }
+}
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Whether `argv` runs `agent`: its program word, or the script an
+/// interpreter runs.
+pub fn is_agent_program(agent: &AgentDecl, argv: &[String]) -> bool {
+    let Some(program) = argv.first() else {
+        return false;
+    };
+    let is_command = |w: &str| agent.commands.iter().any(|c| c == basename(w));
+    if is_command(program) {
+        return true;
+    }
+    if !INTERPRETERS.contains(&basename(program)) {
+        return false;
+    }
+    let Some(script) = argv[1..].iter().find(|w| !w.starts_with('-')) else {
+        return false;
+    };
+    is_command(script) || package(agent.kind).is_some_and(|p| script.contains(p))
+}
+
+/// Whether `id` occurs in `word` as a whole word: not preceded or followed
+/// by a letter, digit, `-` or `_`.
+pub fn holds_word(word: &str, id: &str) -> bool {
+    if id.is_empty() {
+        return false;
+    }
+    let inner = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    let w = word.as_bytes();
+    word.match_indices(id).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| w[i]);
+        let after = w.get(at + id.len()).copied();
+        !before.is_some_and(inner) && !after.is_some_and(inner)
+    })
+}
+
+/// Whether a process with `argv` is `agent` holding `id`.
+pub fn argv_holds(agent: &AgentDecl, argv: &[String], id: &str) -> bool {
+    is_agent_program(agent, argv) && argv[1..].iter().any(|w| holds_word(w, id))
+}
+
+/// One live process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proc {
+    /// Its pid.
+    pub pid: u32,
+    /// Its argv, lossily decoded.
+    pub argv: Vec<String>,
+}
+
+/// A registry entry: this pid holds this session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registered {
+    /// The agent whose registry it is.
+    pub agent: AgentKind,
+    /// The pid.
+    pub pid: u32,
+    /// The session.
+    pub session_id: String,
+}
+
+/// A snapshot of who holds what.
+#[derive(Clone, Debug, Default)]
+pub struct Running {
+    /// Live processes other than this one and its ancestors.
+    pub procs: Vec<Proc>,
+    /// Registry entries.
+    pub registered: Vec<Registered>,
+}
+
+fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = read_small(Path::new(&format!("/proc/{pid}/cmdline")), 1 << 20)?;
+    let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
+    if raw.is_empty() {
+        return None;
+    }
+    Some(
+        raw.split(|b| *b == 0)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect(),
+    )
+}
+
+fn parent(pid: u32) -> Option<u32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// This process and its ancestors.
+pub fn self_and_ancestors() -> HashSet<u32> {
+    let mut out = HashSet::new();
+    let mut pid = std::process::id();
+    while pid > 1 && out.insert(pid) {
+        match parent(pid) {
+            Some(p) => pid = p,
+            None => break,
+        }
+    }
+    out
+}
+
+#[derive(serde::Deserialize)]
+struct ClaudePid {
+    #[serde(default)]
+    pid: Option<u32>,
+    #[serde(default, rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+fn claude_registry(root: &Path, out: &mut Vec<Registered>) {
+    let Ok(dir) = fs::read_dir(root.join("sessions")) else {
+        return;
+    };
+    for e in dir.filter_map(Result::ok).take(4096) {
+        let Some(bytes) = read_small(&e.path(), 64 * 1024) else {
+            continue;
+        };
+        if let Ok(ClaudePid {
+            pid: Some(pid),
+            session_id: Some(session_id),
+        }) = serde_json::from_slice(&bytes)
+        {
+            out.push(Registered {
+                agent: AgentKind::Claude,
+                pid,
+                session_id,
+            });
+        }
+    }
+}
+
+fn grok_entries(v: &serde_json::Value, depth: u8, out: &mut Vec<Registered>) {
+    if depth > 4 {
+        return;
+    }
+    match v {
+        serde_json::Value::Object(m) => {
+            let id = m.get("session_id").and_then(|x| x.as_str());
+            let pid = m
+                .get("pid")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok());
+            if let (Some(id), Some(pid)) = (id, pid) {
+                out.push(Registered {
+                    agent: AgentKind::Grok,
+                    pid,
+                    session_id: id.to_owned(),
+                });
+            } else {
+                m.values().for_each(|x| grok_entries(x, depth + 1, out));
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| grok_entries(x, depth + 1, out)),
+        _ => {}
+    }
+}
+
+impl Running {
+    /// Reads `/proc` and the registries under `homes`.
+    pub fn scan(homes: &Homes) -> Running {
+        let skip = self_and_ancestors();
+        let mut procs = Vec::new();
+        if let Ok(dir) = fs::read_dir("/proc") {
+            for e in dir.filter_map(Result::ok) {
+                let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
+                if skip.contains(&pid) {
+                    continue;
+                }
+                if let Some(argv) = cmdline(pid) {
+                    procs.push(Proc { pid, argv });
+                }
+            }
+        }
+        let mut registered = Vec::new();
+        if let Some(root) = &homes.claude {
+            claude_registry(root, &mut registered);
+        }
+        if let Some(root) = &homes.grok {
+            if let Some(bytes) = read_small(&root.join("active_sessions.json"), 1 << 20) {
+                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    grok_entries(&v, 0, &mut registered);
+                }
+            }
+        }
+        Running { procs, registered }
+    }
+
+    /// Whether a live process holds `agent`'s session `id`.
+    pub fn holds(&self, agent: AgentKind, id: &str) -> bool {
+        let decl = Catalog::embedded().agent(agent);
+        if self.procs.iter().any(|p| argv_holds(decl, &p.argv, id)) {
+            return true;
+        }
+        self.registered
+            .iter()
+            .filter(|r| r.agent == agent && r.session_id == id)
+            .any(|r| {
+                self.procs
+                    .iter()
+                    .any(|p| p.pid == r.pid && is_agent_program(decl, &p.argv))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+
+    fn argv(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_process_holds_a_session_only_as_the_agent_and_as_a_whole_word() {
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        for yes in [
+            argv(&["claude", "--resume", ID]),
+            argv(&["/opt/bin/claude", &format!("--resume={ID}")]),
+            argv(&[
+                "node",
+                "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js",
+                "-r",
+                ID,
+            ]),
+        ] {
+            assert!(argv_holds(claude, &yes, ID), "{yes:?}");
+        }
+        for no in [
+            argv(&["vim", ID]),
+            argv(&["claude", "--resume", &format!("{ID}0")]),
+            argv(&["claude", "--resume", &format!("x{ID}")]),
+            argv(&["node", "/srv/other.js", ID]),
+            argv(&["claude2", "--resume", ID]),
+            argv(&["claude"]),
+            argv(&[]),
+        ] {
+            assert!(!argv_holds(claude, &no, ID), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn a_registry_entry_counts_only_while_its_pid_is_still_the_agent() {
+        let r = Running {
+            procs: vec![
+                Proc {
+                    pid: 10,
+                    argv: argv(&["claude"]),
+                },
+                Proc {
+                    pid: 11,
+                    argv: argv(&["bash"]),
+                },
+            ],
+            registered: vec![
+                Registered {
+                    agent: AgentKind::Claude,
+                    pid: 10,
+                    session_id: ID.into(),
+                },
+                Registered {
+                    agent: AgentKind::Claude,
+                    pid: 11,
+                    session_id: "0f6066eb-140e-4519-ab63-b9cde0b60b57".into(),
+                },
+            ],
+        };
+        assert!(r.holds(AgentKind::Claude, ID));
+        assert!(!r.holds(AgentKind::Claude, "0f6066eb-140e-4519-ab63-b9cde0b60b57"));
+        assert!(!r.holds(AgentKind::Grok, ID));
+    }
+
+    #[test]
+    fn this_process_is_its_own_first_ancestor() {
+        assert!(self_and_ancestors().contains(&std::process::id()));
+    }
+
+    #[test]
+    fn grok_registry_entries_are_found_in_a_list_or_a_map() {
+        let mut out = Vec::new();
+        let v: serde_json::Value = serde_json::from_str(&format!(
+            r#"{{"sessions":[{{"session_id":"{ID}","pid":42,"cwd":"/p","opened_at":"t"}}]}}"#
+        ))
+        .expect("json");
+        grok_entries(&v, 0, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].pid, out[0].session_id.as_str()), (42, ID));
+    }
+}

@@ -1,0 +1,405 @@
+//! Pure parts: reading `list-panes` lines, the snapshot stored in the
+//! database, and its mapping onto the host-neutral restore layout.
+//!
+//! tmux → model: each tmux session is a window of the model (the session
+//! attached most recently is the landing window; sessions that had a client
+//! attached are visible), each tmux window is a tab (the session's current
+//! window is the active tab), and each window's active pane is its focused
+//! leaf.
+
+use std::path::PathBuf;
+
+use agent_resume_core::{Layout, PaneId, PaneSpec, Shell, Tab, Window};
+use serde::{Deserialize, Serialize};
+
+/// The `list-panes -F` format [`LivePane::parse_line`] reads: tab-separated.
+pub const LIST_FORMAT: &str = "#{session_name}\t#{session_last_attached}\t#{session_attached}\t#{window_index}\t#{window_active}\t#{window_layout}\t#{pane_index}\t#{pane_active}\t#{pane_id}\t#{pane_current_path}\t#{pane_current_command}\t#{@agent_resume_pane}\t#{pane_pid}";
+
+/// One pane as a running server reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LivePane {
+    /// Session name.
+    pub session: String,
+    /// When a client last attached to the session (Unix seconds; 0 never).
+    pub session_last_attached: i64,
+    /// Clients attached now.
+    pub session_attached: u32,
+    /// Window index.
+    pub window_index: u32,
+    /// The session's current window.
+    pub window_active: bool,
+    /// tmux's layout string for the window.
+    pub window_layout: String,
+    /// Pane index in its window.
+    pub pane_index: u32,
+    /// The window's active pane.
+    pub pane_active: bool,
+    /// tmux's own pane id (`%N`), for targeting.
+    pub target: String,
+    /// The foreground process's directory.
+    pub cwd: PathBuf,
+    /// The foreground command's name.
+    pub command: String,
+    /// The stable id, when the pane has one.
+    pub stable_id: Option<PaneId>,
+    /// The pane's first process (its shell).
+    pub pid: Option<u32>,
+}
+
+impl LivePane {
+    /// Parses one line of [`LIST_FORMAT`]; `None` for anything else (a
+    /// directory holding a tab, a foreign line).
+    pub fn parse_line(line: &str) -> Option<LivePane> {
+        let f: Vec<&str> = line.split('\t').collect();
+        let [session, last, attached, widx, wact, layout, pidx, pact, target, cwd, command, stable, pid] =
+            f[..]
+        else {
+            return None;
+        };
+        if !target.starts_with('%') {
+            return None;
+        }
+        Some(LivePane {
+            session: session.to_owned(),
+            session_last_attached: last.parse().unwrap_or(0),
+            session_attached: attached.parse().unwrap_or(0),
+            window_index: widx.parse().ok()?,
+            window_active: wact == "1",
+            window_layout: layout.to_owned(),
+            pane_index: pidx.parse().ok()?,
+            pane_active: pact == "1",
+            target: target.to_owned(),
+            cwd: PathBuf::from(cwd),
+            command: command.to_owned(),
+            stable_id: stable.parse().ok(),
+            pid: pid.parse().ok(),
+        })
+    }
+}
+
+/// A saved pane.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneSnap {
+    /// Index in its window.
+    pub index: u32,
+    /// Stable id.
+    pub id: PaneId,
+    /// Directory at the last save.
+    pub cwd: PathBuf,
+}
+
+/// A saved window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowSnap {
+    /// Window index.
+    pub index: u32,
+    /// tmux's layout string.
+    pub layout: String,
+    /// Index of the active pane.
+    pub active_pane: u32,
+    /// Panes in index order.
+    pub panes: Vec<PaneSnap>,
+}
+
+/// A saved session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSnap {
+    /// Session name.
+    pub name: String,
+    /// When a client last attached (Unix seconds).
+    pub last_attached: i64,
+    /// Whether a client was attached at the save.
+    pub attached: bool,
+    /// The current window's index.
+    pub active_window: u32,
+    /// Windows in index order.
+    pub windows: Vec<WindowSnap>,
+}
+
+/// A saved server.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Sessions in name order.
+    pub sessions: Vec<SessionSnap>,
+}
+
+/// Builds a snapshot from live panes that all have stable ids (others are
+/// left out).
+pub fn snapshot(live: &[LivePane]) -> Snapshot {
+    let mut snap = Snapshot::default();
+    let mut panes: Vec<&LivePane> = live.iter().filter(|p| p.stable_id.is_some()).collect();
+    panes.sort_by(|a, b| {
+        (&a.session, a.window_index, a.pane_index).cmp(&(&b.session, b.window_index, b.pane_index))
+    });
+    for p in panes {
+        let Some(id) = p.stable_id else { continue };
+        if snap.sessions.last().is_none_or(|s| s.name != p.session) {
+            snap.sessions.push(SessionSnap {
+                name: p.session.clone(),
+                last_attached: p.session_last_attached,
+                attached: p.session_attached > 0,
+                active_window: p.window_index,
+                windows: Vec::new(),
+            });
+        }
+        let Some(session) = snap.sessions.last_mut() else {
+            continue;
+        };
+        if p.window_active {
+            session.active_window = p.window_index;
+        }
+        if session
+            .windows
+            .last()
+            .is_none_or(|w| w.index != p.window_index)
+        {
+            session.windows.push(WindowSnap {
+                index: p.window_index,
+                layout: p.window_layout.clone(),
+                active_pane: p.pane_index,
+                panes: Vec::new(),
+            });
+        }
+        let Some(window) = session.windows.last_mut() else {
+            continue;
+        };
+        if p.pane_active {
+            window.active_pane = p.pane_index;
+        }
+        window.panes.push(PaneSnap {
+            index: p.pane_index,
+            id,
+            cwd: p.cwd.clone(),
+        });
+    }
+    snap
+}
+
+/// The pane id a pane was started with (`AGENT_RESUME_PANE` in its first
+/// process's environment), so a snapshot taken while a restore is still
+/// creating panes agrees with the id the restore gives them.
+pub fn started_with(pid: u32) -> Option<PaneId> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"AGENT_RESUME_PANE="))
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| v.parse().ok())
+}
+
+/// The shell a command name is, if it is one.
+pub fn shell_of(command: &str) -> Option<Shell> {
+    let base = command
+        .rsplit('/')
+        .next()
+        .unwrap_or(command)
+        .trim_start_matches('-');
+    match base {
+        "bash" => Some(Shell::Bash),
+        "zsh" => Some(Shell::Zsh),
+        "fish" => Some(Shell::Fish),
+        "sh" | "dash" => Some(Shell::Sh),
+        _ => None,
+    }
+}
+
+/// Whether a foreground command is a shell at its prompt.
+pub fn is_shell(command: &str) -> bool {
+    shell_of(command).is_some()
+}
+
+/// Where a snapshot pane sits, with the restored pane the host built for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The session.
+    pub session: String,
+    /// The window index.
+    pub window: u32,
+    /// The pane as the plan sees it.
+    pub spec: PaneSpec,
+}
+
+/// Maps a snapshot onto the restore layout. `restored` says, for each saved
+/// pane, how it comes back (`None`: it is not part of this restore — for
+/// example a pane that never died).
+pub fn to_layout(
+    snap: &Snapshot,
+    mut restored: impl FnMut(&SessionSnap, &WindowSnap, &PaneSnap) -> Option<PaneSpec>,
+) -> (Layout, Vec<Placed>) {
+    let landing = snap
+        .sessions
+        .iter()
+        .max_by_key(|s| s.last_attached)
+        .map(|s| s.name.clone());
+    let mut placed = Vec::new();
+    let mut windows = Vec::new();
+    for s in &snap.sessions {
+        let mut tabs = Vec::new();
+        let mut active_tab = 0;
+        for w in &s.windows {
+            let mut panes = Vec::new();
+            let mut focused_pane = None;
+            for p in &w.panes {
+                let Some(spec) = restored(s, w, p) else {
+                    continue;
+                };
+                if p.index == w.active_pane {
+                    focused_pane = Some(spec.id);
+                }
+                placed.push(Placed {
+                    session: s.name.clone(),
+                    window: w.index,
+                    spec: spec.clone(),
+                });
+                panes.push(spec);
+            }
+            if panes.is_empty() {
+                continue;
+            }
+            if w.index == s.active_window {
+                active_tab = tabs.len();
+            }
+            tabs.push(Tab {
+                focused_pane,
+                panes,
+            });
+        }
+        if tabs.is_empty() {
+            continue;
+        }
+        windows.push(Window {
+            landing: landing.as_deref() == Some(s.name.as_str()),
+            visible: s.attached,
+            active_tab,
+            tabs,
+        });
+    }
+    (
+        Layout {
+            startup: true,
+            windows,
+        },
+        placed,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::too_many_arguments)] // one argument per list-panes field under test
+    fn line(
+        session: &str,
+        last: i64,
+        attached: u32,
+        w: u32,
+        wact: bool,
+        p: u32,
+        pact: bool,
+        n: u8,
+    ) -> String {
+        let id = PaneId::from_bytes([n; 16]);
+        format!(
+            "{session}\t{last}\t{attached}\t{w}\t{}\tb25d,80x24,0,0,1\t{p}\t{}\t%{n}\t/d{n}\tzsh\t{id}\t{n}",
+            u8::from(wact),
+            u8::from(pact)
+        )
+    }
+
+    fn live() -> Vec<LivePane> {
+        [
+            line("work", 200, 1, 0, false, 0, true, 1),
+            line("work", 200, 1, 1, true, 0, false, 2),
+            line("work", 200, 1, 1, true, 1, true, 3),
+            line("play", 100, 0, 0, true, 0, true, 4),
+        ]
+        .iter()
+        .map(|l| LivePane::parse_line(l).expect("parses"))
+        .collect()
+    }
+
+    #[test]
+    fn foreign_or_short_lines_do_not_parse() {
+        assert_eq!(LivePane::parse_line("a\tb"), None);
+        assert_eq!(
+            LivePane::parse_line(&line("s", 0, 0, 0, true, 0, true, 1).replace("%1", "x")),
+            None
+        );
+        let with_tab_in_dir = line("s", 0, 0, 0, true, 0, true, 1).replace("/d1", "/a\tb");
+        assert_eq!(LivePane::parse_line(&with_tab_in_dir), None);
+    }
+
+    #[test]
+    fn snapshot_groups_sessions_windows_and_panes_and_round_trips_as_json() {
+        let snap = snapshot(&live());
+        assert_eq!(
+            snap.sessions
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            ["play", "work"]
+        );
+        let work = &snap.sessions[1];
+        assert_eq!(
+            (
+                work.active_window,
+                work.windows.len(),
+                work.windows[1].active_pane
+            ),
+            (1, 2, 1)
+        );
+        let json = serde_json::to_string(&snap).expect("serializes");
+        assert_eq!(
+            serde_json::from_str::<Snapshot>(&json).expect("parses"),
+            snap
+        );
+    }
+
+    #[test]
+    fn tmux_sessions_map_to_windows_the_last_attached_lands_and_active_panes_are_focused() {
+        let snap = snapshot(&live());
+        let (layout, placed) = to_layout(&snap, |_, _, p| {
+            Some(PaneSpec {
+                id: p.id,
+                cwd: Some(p.cwd.clone()),
+                shared_viewer: false,
+                shell: Shell::Zsh,
+                has_input: false,
+                queued_command: false,
+            })
+        });
+        assert_eq!(placed.len(), 4);
+        let work = &layout.windows[1];
+        assert!(work.landing && work.visible);
+        assert!(!layout.windows[0].landing && !layout.windows[0].visible);
+        assert_eq!(work.active_tab, 1);
+        assert_eq!(work.tabs[1].focused_pane, Some(PaneId::from_bytes([3; 16])));
+    }
+
+    #[test]
+    fn panes_left_out_of_the_restore_leave_no_empty_tabs() {
+        let snap = snapshot(&live());
+        let (layout, placed) = to_layout(&snap, |_, w, p| {
+            (w.index == 1).then_some(PaneSpec {
+                id: p.id,
+                cwd: None,
+                shared_viewer: false,
+                shell: Shell::Bash,
+                has_input: false,
+                queued_command: false,
+            })
+        });
+        assert_eq!(placed.len(), 2);
+        assert_eq!(layout.windows.len(), 1);
+        assert_eq!(layout.windows[0].active_tab, 0);
+    }
+
+    #[test]
+    fn login_shells_and_paths_are_shells() {
+        assert_eq!(shell_of("-zsh"), Some(Shell::Zsh));
+        assert_eq!(shell_of("/usr/bin/fish"), Some(Shell::Fish));
+        assert_eq!(shell_of("dash"), Some(Shell::Sh));
+        assert_eq!(shell_of("claude"), None);
+        assert!(!is_shell("node"));
+    }
+}

@@ -1,0 +1,66 @@
+//! Raw `agent_sessions` column values for `store_row`, and a recording
+//! written back as the store's writer binds it.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use agent_resume_core::Recording;
+use rusqlite::types::{Value, ValueRef};
+
+/// Separates the column fields of a `store_row` input (the byte U+001F).
+pub const COLUMN: u8 = 0x1f;
+
+/// The seven values `decode_values` takes (agent, session_id, flags,
+/// program, cwd, observed_at, config_home), from `data` split on
+/// [`COLUMN`]; a missing field is NULL. A field's first byte is its type:
+/// `n` NULL, `i` integer, `r` real, `t` text, `b` blob (any other byte `b`
+/// picks `b % 5` in that order). Integers and reals are the decimal rest
+/// (an integer that is not decimal takes up to 8 bytes, little-endian);
+/// text and blobs are the raw rest, so text may be invalid UTF-8, as any
+/// process that can write the file may leave it.
+pub fn row_values(data: &[u8]) -> [ValueRef<'_>; 7] {
+    let mut fields = data.split(|b| *b == COLUMN);
+    std::array::from_fn(|_| fields.next().map_or(ValueRef::Null, column))
+}
+
+fn column(field: &[u8]) -> ValueRef<'_> {
+    let Some((&tag, rest)) = field.split_first() else {
+        return ValueRef::Null;
+    };
+    let kind = match tag {
+        b'n' => 0,
+        b'i' => 1,
+        b'r' => 2,
+        b't' => 3,
+        b'b' => 4,
+        b => b % 5,
+    };
+    let decimal = std::str::from_utf8(rest).unwrap_or_default();
+    match kind {
+        1 => ValueRef::Integer(decimal.parse().unwrap_or_else(|_| {
+            let mut le = [0; 8];
+            le.iter_mut().zip(rest).for_each(|(d, s)| *d = *s);
+            i64::from_le_bytes(le)
+        })),
+        2 => ValueRef::Real(decimal.parse().unwrap_or(0.0)),
+        3 => ValueRef::Text(rest),
+        4 => ValueRef::Blob(rest),
+        _ => ValueRef::Null,
+    }
+}
+
+/// `r` as the writer binds it (written out here, not taken from the store):
+/// the agent's code, the id as text, the flags as JSON text, the program as
+/// text or NULL, the directory and config home as raw bytes.
+pub fn encode_row(r: &Recording) -> [Value; 7] {
+    let bytes = |p: &Path| Value::Blob(p.as_os_str().as_bytes().to_vec());
+    [
+        Value::Integer(r.agent.code().into()),
+        Value::Text(r.session_id.clone()),
+        Value::Text(serde_json::to_string(&r.flags).expect("flags are strings, so they serialize")),
+        r.program.clone().map_or(Value::Null, Value::Text),
+        bytes(&r.cwd),
+        Value::Integer(r.observed_at.0),
+        r.config_home.as_deref().map_or(Value::Null, bytes),
+    ]
+}

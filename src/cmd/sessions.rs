@@ -1,0 +1,181 @@
+//! `agent-resume sessions`: every agent session on this machine, from each
+//! agent's own store, newest first (`docs/discover.md`).
+//!
+//! Also the helpers `resume` and `continue` share: the resolved store
+//! roots, directory comparison, and how skipped files are reported.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use agent_resume_core::{AgentKind, UnixMillis};
+use agent_resume_discover::{fuzzy_match, list, Depth, Homes, Listing, Problem, SessionInfo};
+use anyhow::{anyhow, Context, Result};
+use serde::Serialize;
+
+use crate::{paths, when};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Only sessions that ran in this directory [default: the current one].
+    #[arg(long, value_name = "DIR", conflicts_with = "all")]
+    cwd: Option<PathBuf>,
+    /// Sessions of every directory.
+    #[arg(long)]
+    all: bool,
+    /// Only this agent's sessions (see `agent-resume agents`).
+    #[arg(long, value_name = "AGENT")]
+    agent: Option<String>,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Read whole files (message counts, titles set late); implied by QUERY.
+    #[arg(long)]
+    full: bool,
+    /// List every file skipped, and why.
+    #[arg(long)]
+    verbose: bool,
+    /// Fuzzy filter over id, title, directory and first prompt.
+    query: Vec<String>,
+}
+
+/// One row of `--json`.
+#[derive(Serialize)]
+struct Row {
+    agent: &'static str,
+    id: String,
+    cwd: Option<String>,
+    title: String,
+    modified: Option<String>,
+}
+
+/// The store roots, from this process's environment.
+pub fn homes() -> Homes {
+    Homes::from_env(&|k| std::env::var_os(k))
+}
+
+/// Whether `dir` (a session's, untrusted) is the directory `here`.
+pub fn same_dir(dir: &Path, here: &Path) -> bool {
+    let here_real = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
+    dir == here || std::fs::canonicalize(dir).is_ok_and(|d| d == here_real) || dir == here_real
+}
+
+/// Reports what listing skipped: one line per file with `verbose`, else a
+/// count. Missing stores (agents not used here) are not worth a line.
+pub fn report_notes(l: &Listing, verbose: bool) {
+    let notes: Vec<_> = l
+        .notes
+        .iter()
+        .filter(|n| n.problem != Problem::StoreMissing)
+        .collect();
+    if verbose {
+        for n in &notes {
+            eprintln!(
+                "agent-resume: skipped {} {}: {}",
+                n.agent,
+                paths::show(&n.path),
+                n.problem.as_str()
+            );
+        }
+    } else if !notes.is_empty() {
+        eprintln!(
+            "agent-resume: skipped {} unreadable or half-written session file(s) (--verbose lists them)",
+            notes.len()
+        );
+    }
+}
+
+/// `3m`, `5h`, `2d` — how long ago.
+pub fn age(modified: UnixMillis, now: UnixMillis) -> String {
+    let s = modified.until(now).max(0) / 1000;
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+/// A session as one line for messages: agent, id, directory, name.
+pub fn describe(s: &SessionInfo) -> String {
+    let dir = s.cwd.as_deref().map_or_else(|| "?".to_owned(), paths::show);
+    format!("{} {} in {} ({})", s.agent, s.id, dir, s.compact_name(50))
+}
+
+/// The last `max` characters of `s`, led by `…` when cut: a path's end
+/// says more than its start.
+fn tail(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_owned();
+    }
+    let rest: String = s.chars().skip(n - max + 1).collect();
+    format!("…{rest}")
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let agents = match &args.agent {
+        Some(a) => vec![AgentKind::from_name(a)
+            .ok_or_else(|| anyhow!("unknown agent (see `agent-resume agents`)"))?],
+        None => Vec::new(),
+    };
+    let here = match (&args.cwd, args.all) {
+        (_, true) => None,
+        (Some(d), false) => Some(d.clone()),
+        (None, false) => {
+            Some(std::env::current_dir().context("cannot read the current directory")?)
+        }
+    };
+    let query = args.query.join(" ");
+    let depth = if args.full || !query.trim().is_empty() {
+        Depth::Full
+    } else {
+        Depth::FAST
+    };
+    let listing = list(&homes(), &agents, depth);
+    report_notes(&listing, args.verbose);
+    let shown: Vec<&SessionInfo> = listing
+        .sessions
+        .iter()
+        .filter(|s| match &here {
+            Some(h) => s.cwd.as_deref().is_some_and(|d| same_dir(d, h)),
+            None => true,
+        })
+        .filter(|s| fuzzy_match(s, &query))
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let rows: Vec<Row> = shown
+            .iter()
+            .map(|s| Row {
+                agent: s.agent.as_str(),
+                id: s.id.clone(),
+                cwd: s.cwd.as_deref().map(|p| p.to_string_lossy().into_owned()),
+                title: s.display_name(),
+                modified: when::format(s.modified),
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = when::now();
+    writeln!(
+        out,
+        "{:<9} {:>4}  {:<40}  {:<30}  id",
+        "agent", "age", "title", "cwd"
+    )?;
+    for s in shown {
+        let dir = s.cwd.as_deref().map_or_else(|| "-".to_owned(), paths::show);
+        writeln!(
+            out,
+            "{:<9} {:>4}  {:<40}  {:<30}  {}",
+            s.agent.as_str(),
+            age(s.modified, now),
+            s.compact_name(40),
+            tail(&dir, 30),
+            s.id
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

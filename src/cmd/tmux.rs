@@ -1,0 +1,317 @@
+//! `agent-resume tmux save` and `agent-resume tmux restore`: the tmux host.
+//!
+//! `save` gives every pane a stable id and stores a layout snapshot in the
+//! database, in its own table (recordings are never touched). `restore`
+//! maps the snapshot onto the restore model, plans, arms and reports —
+//! before any pane is created — then recreates what is missing
+//! (`--recreate`), each pane started in its directory with its stable id in
+//! its environment, so its shell integration takes the armed line at the
+//! first prompt. Panes that already exist (restored by tmux-resurrect, say)
+//! are matched by session, window and pane index; where such a pane's shell
+//! sits at its prompt, a fixed command holding nothing but the validated
+//! pane id and the history marker is typed into it.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
+use agent_resume_store::Store;
+use agent_resume_tmux::{
+    shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Tmux,
+};
+use anyhow::{Context, Result};
+
+use crate::paths::{self, Overrides};
+use crate::restore::{arm_and_report, decide};
+use crate::telemetry_file::{self, FileSink};
+use crate::{config, when};
+
+/// The host name of tmux's snapshot in the database.
+const HOST: &str = "tmux";
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// Give every pane a stable id and save the layout snapshot.
+    Save(Server),
+    /// Restore agent panes from the last snapshot.
+    Restore(RestoreArgs),
+}
+
+#[derive(clap::Args)]
+struct Server {
+    /// tmux socket name (`tmux -L`).
+    #[arg(short = 'L', value_name = "NAME", conflicts_with = "socket_path")]
+    socket_name: Option<String>,
+    /// tmux socket path (`tmux -S`).
+    #[arg(short = 'S', value_name = "PATH")]
+    socket_path: Option<PathBuf>,
+}
+
+impl Server {
+    fn tmux(&self) -> Tmux {
+        Tmux::new(match (&self.socket_name, &self.socket_path) {
+            (Some(n), _) => Socket::Name(n.clone()),
+            (None, Some(p)) => Socket::Path(p.clone()),
+            (None, None) => Socket::Default,
+        })
+    }
+}
+
+#[derive(clap::Args)]
+struct RestoreArgs {
+    #[command(flatten)]
+    server: Server,
+    /// Recreate the saved sessions, windows and panes that are missing.
+    #[arg(long)]
+    recreate: bool,
+    /// Show the plan; create, arm and type nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
+    match args.command {
+        Sub::Save(s) => save(&s, o),
+        Sub::Restore(r) => restore(&r, o),
+    }
+}
+
+/// Gives panes without one a stable id; returns the live panes.
+pub fn ensure_ids(tmux: &Tmux) -> Result<Vec<LivePane>> {
+    let mut live = tmux.list_panes()?;
+    for p in live.iter_mut().filter(|p| p.stable_id.is_none()) {
+        let id = p
+            .pid
+            .and_then(started_with)
+            .unwrap_or_else(|| PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes()));
+        p.stable_id = Some(tmux.claim_pane_id(&p.target, id)?);
+    }
+    Ok(live)
+}
+
+fn save(server: &Server, o: &Overrides) -> Result<ExitCode> {
+    if !config::gate_quiet(o).enabled {
+        return Ok(ExitCode::SUCCESS);
+    }
+    save_server(&server.tmux(), o)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Gives every pane a stable id and stores the snapshot (the feature flag
+/// already checked).
+pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
+    let live = ensure_ids(tmux)?;
+    let snap = snapshot(&live);
+    let db = paths::db(o)?;
+    let store =
+        Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
+    store.save_host_layout(HOST, &serde_json::to_string(&snap)?, when::now())?;
+    Ok(())
+}
+
+/// How a saved pane comes back in this restore.
+enum Fate {
+    /// Created now, in this directory (if it still exists).
+    Create(Option<PathBuf>),
+    /// Already there, its shell at a prompt: typed into.
+    AtPrompt(String),
+}
+
+/// The command typed into an existing pane at its prompt: fixed text but for
+/// the validated pane id; it carries the history marker.
+fn take_command(bin: &str, pane: PaneId, shell: Shell) -> String {
+    match shell {
+        Shell::Fish => format!(" AGENT_RESUME_LINE=1 eval ({bin} take --pane {pane} --shell fish)"),
+        Shell::Bash | Shell::Zsh | Shell::Sh => {
+            format!(" AGENT_RESUME_LINE=1 eval \"$({bin} take --pane {pane} --shell {shell})\"")
+        }
+    }
+}
+
+fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
+    let gate = config::gate_quiet(o);
+    if !gate.enabled {
+        eprintln!(
+            "agent-resume: disabled ({}); nothing restored",
+            config::source_text(gate.source)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let plans = restore_server(&args.server.tmux(), args.recreate, args.dry_run, o)?;
+    super::plan::print(&plans, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The restore itself (the feature flag already checked): plan, and unless
+/// `dry_run`, arm, report, recreate and dispatch. Returns the decisions.
+pub fn restore_server(
+    tmux: &Tmux,
+    recreate: bool,
+    dry_run: bool,
+    o: &Overrides,
+) -> Result<Vec<PanePlan>> {
+    let db = paths::db(o)?;
+    let saved = agent_resume_store::OpenOptions::default()
+        .open_existing(&db)?
+        .and_then(|s| s.host_layout(HOST));
+    let Some((text, _)) = saved else {
+        eprintln!("agent-resume: no saved tmux layout (run `agent-resume tmux save`, or add the `init tmux` line)");
+        return Ok(Vec::new());
+    };
+    let snap: Snapshot =
+        serde_json::from_str(&text).context("the saved tmux layout does not parse")?;
+    let live = if tmux.running() {
+        tmux.list_panes()?
+    } else {
+        Vec::new()
+    };
+    let at: BTreeMap<(&str, u32, u32), &LivePane> = live
+        .iter()
+        .map(|p| ((p.session.as_str(), p.window_index, p.pane_index), p))
+        .collect();
+    let default_shell = tmux
+        .default_shell()
+        .as_deref()
+        .and_then(shell_of)
+        .unwrap_or(Shell::Bash);
+
+    let mut fates: BTreeMap<PaneId, Fate> = BTreeMap::new();
+    let (layout, placed) = to_layout(&snap, |s, w, p| {
+        let spec = |cwd: Option<PathBuf>, shell| PaneSpec {
+            id: p.id,
+            cwd,
+            shared_viewer: false,
+            shell,
+            has_input: false,
+            queued_command: false,
+        };
+        match at.get(&(s.name.as_str(), w.index, p.index)) {
+            // A pane that never died, or another pane in its place: not ours to restore.
+            Some(l) if l.stable_id.is_some() => None,
+            // Restored by someone else (tmux-resurrect): only at a prompt.
+            Some(l) => {
+                let shell = shell_of(&l.command)?;
+                fates.insert(p.id, Fate::AtPrompt(l.target.clone()));
+                Some(spec(Some(l.cwd.clone()), shell))
+            }
+            None if recreate => {
+                // Started in its saved directory when it still exists; the
+                // plan checks the directory either way (`directory_gone`).
+                fates.insert(p.id, Fate::Create(p.cwd.is_dir().then(|| p.cwd.clone())));
+                Some(spec(Some(p.cwd.clone()), default_shell))
+            }
+            None => None,
+        }
+    });
+    let keep: HashSet<PaneId> = snap
+        .sessions
+        .iter()
+        .flat_map(|s| s.windows.iter().flat_map(|w| w.panes.iter().map(|p| p.id)))
+        .chain(live.iter().filter_map(|p| p.stable_id))
+        .collect();
+    let now = when::now();
+    let decided = decide(o, &layout, now, true, (!dry_run).then_some(&keep))?;
+    for w in &decided.warnings {
+        eprintln!("agent-resume: {w}");
+    }
+    if dry_run {
+        return Ok(decided.plans);
+    }
+    // Arm before any pane exists: a new pane's first prompt takes its line.
+    let mut sink = FileSink::new(telemetry_file::path()?);
+    arm_and_report(&decided, now, &mut sink);
+
+    if recreate {
+        recreate_missing(tmux, &snap, &fates)?;
+    }
+    let bin = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.into_os_string().into_string().ok())
+        .and_then(|p| quote(&p).ok())
+        .unwrap_or_else(|| "agent-resume".to_owned());
+    for p in &decided.plans {
+        let (Verdict::Resume(_), Some(Fate::AtPrompt(target))) = (&p.verdict, fates.get(&p.pane))
+        else {
+            continue;
+        };
+        let Some(spec) = placed.iter().find(|x| x.spec.id == p.pane) else {
+            continue;
+        };
+        if let Err(e) = tmux.type_line(target, &take_command(&bin, p.pane, spec.spec.shell)) {
+            eprintln!("agent-resume: could not dispatch to a pane ({e}); it stays a shell");
+        }
+    }
+    Ok(decided.plans)
+}
+
+/// Recreates every missing saved session, window and pane, in index order,
+/// then restores window layouts and the current window and pane.
+fn recreate_missing(tmux: &Tmux, snap: &Snapshot, fates: &BTreeMap<PaneId, Fate>) -> Result<()> {
+    for s in &snap.sessions {
+        let mut session_made =
+            tmux.running() && tmux.list_panes()?.iter().any(|l| l.session == s.name);
+        let mut active_target = None;
+        for w in &s.windows {
+            let mut window_target: Option<String> = None;
+            for p in &w.panes {
+                let Some(Fate::Create(cwd)) = fates.get(&p.id) else {
+                    continue;
+                };
+                let target = match (&window_target, session_made) {
+                    (Some(t), _) => tmux.split(t, cwd.as_deref(), p.id)?,
+                    (None, false) => {
+                        session_made = true;
+                        tmux.new_session(&s.name, w.index, cwd.as_deref(), p.id)?
+                    }
+                    (None, true) => tmux.new_window(&s.name, w.index, cwd.as_deref(), p.id)?,
+                };
+                if w.index == s.active_window && p.index == w.active_pane {
+                    active_target = Some(target.clone());
+                }
+                window_target.get_or_insert(target);
+            }
+            if window_target.is_some() && w.panes.len() > 1 {
+                if let Err(e) = tmux.select_layout(&s.name, w.index, &w.layout) {
+                    eprintln!("agent-resume: window layout not restored ({e})");
+                }
+            }
+        }
+        if session_made {
+            let _ = tmux.select(&s.name, s.active_window, active_target.as_deref());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_typed_take_command_holds_only_the_pane_id_and_the_marker() {
+        let pane = PaneId::from_bytes([7; 16]);
+        for shell in Shell::VARIANTS {
+            let line = take_command("'/usr/bin/agent-resume'", pane, *shell);
+            assert!(line.starts_with(" AGENT_RESUME_LINE=1 "));
+            assert!(!line.chars().any(char::is_control));
+            let rest = line
+                .replace(&pane.to_string(), "")
+                .replace("'/usr/bin/agent-resume'", "");
+            assert!(
+                rest.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || " =-_()$\"".contains(c)),
+                "{line}"
+            );
+        }
+    }
+}

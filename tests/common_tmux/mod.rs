@@ -1,0 +1,236 @@
+//! A private tmux server for tests: its own socket name (`tmux -L`), no
+//! config (`-f /dev/null`), its own `TMUX_TMPDIR`, killed in `Drop` and
+//! polled until it is gone.
+//!
+//! Panes are driven as a user would: text typed with `send-keys -l`, then a
+//! separate `Enter`, and the screen polled (`capture-pane -p -J`) for what
+//! the shell printed — `send-keys` returns before the shell acts, so nothing
+//! here sleeps a fixed time to "let it settle".
+
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long a poll waits before failing the test.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Between two polls.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Finds `name` on `PATH` or in the usual system directories, or fails the
+/// test naming it: a missing tool is a failure, never a skip.
+pub fn require(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "`{name}` is required by this test and is not installed; these tests \
+                 never skip (apt-get install -y --no-install-recommends tmux zsh fish)"
+            )
+        })
+}
+
+/// A running private tmux server with one anchor session; dropped, it is
+/// killed and waited for.
+pub struct Tmux {
+    bin: PathBuf,
+    socket: String,
+    tmpdir: tempfile::TempDir,
+}
+
+impl Tmux {
+    /// Starts a server whose first session holds an idle anchor window, so
+    /// the server outlives every shell the test starts; dead panes stay
+    /// (`remain-on-exit`) so their exit can be observed.
+    pub fn start() -> Tmux {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let socket = format!(
+            "ar-test-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let tmux = Tmux {
+            bin: require("tmux"),
+            socket,
+            tmpdir: tempfile::tempdir().expect("a temp dir for TMUX_TMPDIR"),
+        };
+        let sleep = require("sleep");
+        let sleep = sleep.to_string_lossy();
+        tmux.ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "--",
+            &sleep,
+            "100000",
+        ]);
+        tmux.ok(&["set-option", "-g", "remain-on-exit", "on"]);
+        tmux.ok(&["set-option", "-g", "history-limit", "10000"]);
+        tmux
+    }
+
+    /// A `tmux` command aimed at this server.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.args(["-L", &self.socket, "-f", "/dev/null"])
+            .env("TMUX_TMPDIR", self.tmpdir.path())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs a tmux command; its output.
+    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
+        self.command()
+            .args(args)
+            .output()
+            .expect("tmux can be started")
+    }
+
+    /// Runs a tmux command that must succeed; its stdout.
+    pub fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
+        let out = self.run(args);
+        let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_owned()).collect();
+        assert!(
+            out.status.success(),
+            "tmux {shown:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Opens a window running `argv` (no shell in between) in `cwd`; its
+    /// pane id (`%N`).
+    pub fn spawn<S: AsRef<OsStr>>(&self, cwd: &Path, argv: &[S]) -> String {
+        let mut args: Vec<&OsStr> = [
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "t:",
+            "-c",
+        ]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+        args.push(cwd.as_os_str());
+        args.push(OsStr::new("--"));
+        args.extend(argv.iter().map(AsRef::as_ref));
+        self.ok(&args).trim().to_owned()
+    }
+
+    /// Types `text` into `pane` and presses Enter. Text typed into a line
+    /// editor must hold no control character (TAB completes, CR/NL submit).
+    pub fn type_line(&self, pane: &str, text: &str) {
+        assert!(
+            !text.chars().any(char::is_control),
+            "typed text must hold no control character: {text:?}"
+        );
+        if !text.is_empty() {
+            self.ok(&["send-keys", "-t", pane, "-l", "--", text]);
+        }
+        self.ok(&["send-keys", "-t", pane, "Enter"]);
+    }
+
+    /// The pane's whole text (scrollback included), wrapped lines joined.
+    pub fn screen(&self, pane: &str) -> String {
+        self.ok(&["capture-pane", "-p", "-J", "-S", "-", "-t", pane])
+    }
+
+    /// One format value of `pane` (`#{pane_dead}`, …).
+    pub fn pane_format(&self, pane: &str, format: &str) -> String {
+        self.ok(&["display-message", "-p", "-t", pane, format])
+            .trim()
+            .to_owned()
+    }
+
+    /// Polls the screen of `pane` until `done` holds; the screen then. On
+    /// timeout the test fails naming `what` and showing the screen.
+    pub fn wait_screen(&self, pane: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen(pane);
+            if done(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what} in pane {pane}; the screen:\n{screen}"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Waits until the process in `pane` has exited; its exit status.
+    pub fn wait_dead(&self, pane: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        while self.pane_format(pane, "#{pane_dead}") != "1" {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for pane {pane} to exit; the screen:\n{}",
+                self.screen(pane)
+            );
+            std::thread::sleep(POLL);
+        }
+        self.pane_format(pane, "#{pane_dead_status}")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+        // `ls` briefly answers "server exited unexpectedly" while the server
+        // goes; gone is when it can no longer connect at all.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let out = self.run(&["ls"]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            if !out.status.success()
+                && (err.contains("no server running") || err.contains("error connecting"))
+            {
+                return;
+            }
+            std::thread::sleep(POLL);
+        }
+        if !std::thread::panicking() {
+            panic!(
+                "tmux server {} is still running after kill-server",
+                self.socket
+            );
+        }
+    }
+}
+
+/// Polls `check` until it returns `Some`, or fails naming `what`.
+pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(POLL);
+    }
+}

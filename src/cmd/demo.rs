@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use agent_resume_core::{PanePlan, Stored, Verdict};
 use agent_resume_store::{load_or_empty, OpenOptions};
-use agent_resume_tmux::{Socket, Tmux};
+use agent_resume_tmux::{Socket, Start, Tmux};
 use anyhow::{bail, Context, Result};
 
 use super::tmux::{restore_server, save_server};
@@ -238,11 +238,16 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
     fs::create_dir_all(&gone)?;
 
     println!("== 1. agents start in panes of a private tmux server ==");
-    let p0 = tmux.new_session("work", 0, Some(&project), fresh())?;
-    let p1 = tmux.split(&p0, Some(&project), fresh())?;
-    let p2 = tmux.new_window("work", 1, Some(&project), fresh())?;
-    let p3 = tmux.new_session("notes", 0, Some(&notes), fresh())?;
-    let p4 = tmux.split(&p3, Some(&gone), fresh())?;
+    let start = |cwd| Start {
+        id: fresh(),
+        cwd: Some(cwd),
+        shell: None,
+    };
+    let p0 = tmux.new_session("work", 0, &start(&project))?;
+    let p1 = tmux.split(&p0, &start(&project))?;
+    let p2 = tmux.new_window("work", 1, &start(&project))?;
+    let p3 = tmux.new_session("notes", 0, &start(&notes))?;
+    let p4 = tmux.split(&p3, &start(&gone))?;
     std::thread::sleep(Duration::from_millis(700));
     let commands = [
         (

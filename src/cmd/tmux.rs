@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
-    shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Tmux,
+    shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Start, Tmux,
 };
 use anyhow::{Context, Result};
 
@@ -208,7 +208,7 @@ pub fn restore_server(
                 // Started in its saved directory when it still exists; the
                 // plan checks the directory either way (`directory_gone`).
                 fates.insert(p.id, Fate::Create(p.cwd.is_dir().then(|| p.cwd.clone())));
-                Some(spec(Some(p.cwd.clone()), default_shell))
+                Some(spec(Some(p.cwd.clone()), p.shell.unwrap_or(default_shell)))
             }
             None => None,
         }
@@ -267,13 +267,18 @@ fn recreate_missing(tmux: &Tmux, snap: &Snapshot, fates: &BTreeMap<PaneId, Fate>
                 let Some(Fate::Create(cwd)) = fates.get(&p.id) else {
                     continue;
                 };
+                let start = Start {
+                    id: p.id,
+                    cwd: cwd.as_deref(),
+                    shell: p.shell,
+                };
                 let target = match (&window_target, session_made) {
-                    (Some(t), _) => tmux.split(t, cwd.as_deref(), p.id)?,
+                    (Some(t), _) => tmux.split(t, &start)?,
                     (None, false) => {
                         session_made = true;
-                        tmux.new_session(&s.name, w.index, cwd.as_deref(), p.id)?
+                        tmux.new_session(&s.name, w.index, &start)?
                     }
-                    (None, true) => tmux.new_window(&s.name, w.index, cwd.as_deref(), p.id)?,
+                    (None, true) => tmux.new_window(&s.name, w.index, &start)?,
                 };
                 if w.index == s.active_window && p.index == w.active_pane {
                     active_target = Some(target.clone());

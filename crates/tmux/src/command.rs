@@ -4,13 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_resume_core::PaneId;
+use agent_resume_core::{PaneId, Shell};
 use thiserror::Error;
 
 use crate::model::{LivePane, LIST_FORMAT};
 
 /// The pane user option that holds a pane's stable id.
 pub const PANE_OPTION: &str = "@agent_resume_pane";
+
+/// How a new pane starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Start<'a> {
+    /// Its stable id (also set as `AGENT_RESUME_PANE` in its environment).
+    pub id: PaneId,
+    /// Its directory, when it still exists.
+    pub cwd: Option<&'a Path>,
+    /// Its shell; `None` for the server's default command.
+    pub shell: Option<Shell>,
+}
 
 /// Which tmux server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,15 +205,26 @@ impl Tmux {
         &self,
         what: &'static str,
         mut args: Vec<String>,
-        cwd: Option<&Path>,
-        id: PaneId,
+        start: &Start<'_>,
     ) -> Result<String, TmuxError> {
-        args.extend(Self::cwd_args(cwd));
-        args.extend(Self::env_args(id));
+        args.extend(Self::cwd_args(start.cwd));
+        args.extend(Self::env_args(start.id));
         args.extend(["-P".to_owned(), "-F".to_owned(), "#{pane_id}".to_owned()]);
+        // A known shell by name only: never a command line from the snapshot.
+        if let Some(shell) = start.shell {
+            args.push(
+                match shell {
+                    Shell::Bash => "bash",
+                    Shell::Zsh => "zsh",
+                    Shell::Fish => "fish",
+                    Shell::Sh => "sh",
+                }
+                .to_owned(),
+            );
+        }
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let target = self.run(what, &refs)?.trim().to_owned();
-        self.set_pane_id(&target, id)?;
+        self.set_pane_id(&target, start.id)?;
         Ok(target)
     }
 
@@ -212,12 +234,11 @@ impl Tmux {
         &self,
         name: &str,
         index: u32,
-        cwd: Option<&Path>,
-        id: PaneId,
+        start: &Start<'_>,
     ) -> Result<String, TmuxError> {
         check_name(name)?;
         let args = vec!["new-session".into(), "-d".into(), "-s".into(), name.into()];
-        let target = self.create("new-session", args, cwd, id)?;
+        let target = self.create("new-session", args, start)?;
         // The first window takes the session's base-index: move it to the saved index.
         let _ = self.run(
             "move-window",
@@ -237,8 +258,7 @@ impl Tmux {
         &self,
         name: &str,
         index: u32,
-        cwd: Option<&Path>,
-        id: PaneId,
+        start: &Start<'_>,
     ) -> Result<String, TmuxError> {
         check_name(name)?;
         let args = vec![
@@ -247,18 +267,18 @@ impl Tmux {
             "-t".into(),
             format!("={name}:{index}"),
         ];
-        self.create("new-window", args, cwd, id)
+        self.create("new-window", args, start)
     }
 
     /// Splits the window of pane `target`.
-    pub fn split(&self, target: &str, cwd: Option<&Path>, id: PaneId) -> Result<String, TmuxError> {
+    pub fn split(&self, target: &str, start: &Start<'_>) -> Result<String, TmuxError> {
         let args = vec![
             "split-window".into(),
             "-d".into(),
             "-t".into(),
             target.into(),
         ];
-        self.create("split-window", args, cwd, id)
+        self.create("split-window", args, start)
     }
 
     /// Applies a saved window layout string.

@@ -24,7 +24,7 @@
 mod command;
 mod model;
 
-pub use command::{Socket, Tmux, TmuxError, PANE_OPTION};
+pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
 pub use model::{
     is_shell, shell_of, snapshot, started_with, to_layout, LivePane, PaneSnap, Placed, SessionSnap,
     Snapshot, WindowSnap,

@@ -86,6 +86,10 @@ pub struct PaneSnap {
     pub id: PaneId,
     /// Directory at the last save.
     pub cwd: PathBuf,
+    /// The pane's shell (its first process), when it is one agent-resume
+    /// knows; recreated panes start it again.
+    #[serde(default)]
+    pub shell: Option<Shell>,
 }
 
 /// A saved window.
@@ -170,6 +174,7 @@ pub fn snapshot(live: &[LivePane]) -> Snapshot {
             index: p.pane_index,
             id,
             cwd: p.cwd.clone(),
+            shell: p.pid.and_then(first_process_shell),
         });
     }
     snap
@@ -185,6 +190,12 @@ pub fn started_with(pid: u32) -> Option<PaneId> {
         .find_map(|kv| kv.strip_prefix(b"AGENT_RESUME_PANE="))
         .and_then(|v| std::str::from_utf8(v).ok())
         .and_then(|v| v.parse().ok())
+}
+
+/// The shell a pane's first process runs, from `/proc/<pid>/comm`.
+fn first_process_shell(pid: u32) -> Option<Shell> {
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    shell_of(comm.trim())
 }
 
 /// The shell a command name is, if it is one.

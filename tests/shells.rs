@@ -238,27 +238,13 @@ const REFUSED: &[char] = &[
     '\'', '\n', '\t', '\r', '\0', '\x1b', '\u{85}', '\u{202E}', '\u{200B}',
 ];
 
+include!("cases/invisible.rs");
+
 /// The quoter's rule: a `'`, a control character (C0, DEL, C1) or an
-/// invisible formatting character, pinned here independently of `shell.rs`.
+/// invisible formatting character.
 fn refused_by_rule(word: &str) -> bool {
-    word.chars().any(|c| {
-        c == '\''
-            || c.is_control()
-            || matches!(c,
-            '\u{00AD}' | '\u{061C}' | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{034F}'
-            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
-            | '\u{17B4}' | '\u{17B5}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{E0000}'..='\u{E0FFF}')
-    })
+    word.chars()
+        .any(|c| c == '\'' || c.is_control() || is_invisible(c))
 }
 
 fn generated_word(rng: &mut XorShift) -> String {

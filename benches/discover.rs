@@ -4,6 +4,8 @@
 //! - `full`: [`Depth::Full`] (every record), the search path;
 //! - `floor_read_prefix`: the same files opened and their first 4 KiB read
 //!   with plain `read` calls, nothing parsed — what the fast path cannot beat;
+//! - `floor_walk_read_prefix`: the same, finding the files by walking the
+//!   stores' directories first (`read_dir`, no parsing);
 //! - `running_scan`: one `/proc` snapshot, as restore's `already_running`
 //!   gate takes it.
 //!
@@ -75,6 +77,19 @@ fn read_prefixes(paths: &[PathBuf], buf: &mut [u8]) -> usize {
     total
 }
 
+fn walk(dir: &Path, buf: &mut [u8]) -> usize {
+    let mut total = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            total += walk(&e.path(), buf);
+        } else {
+            total += read_prefixes(&[e.path()], buf);
+        }
+    }
+    total
+}
+
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
@@ -108,6 +123,9 @@ fn bench(c: &mut Criterion) {
     let mut buf = vec![0u8; 4096];
     g.bench_function("floor_read_prefix", |b| {
         b.iter(|| black_box(read_prefixes(&paths, &mut buf)));
+    });
+    g.bench_function("floor_walk_read_prefix", |b| {
+        b.iter(|| black_box(walk(&home, &mut buf)));
     });
     g.finish();
     let mut g = c.benchmark_group("discover");

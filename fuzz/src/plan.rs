@@ -186,7 +186,8 @@ fn layout(u: &mut Unstructured<'_>, pool: &Pool) -> Result<Layout> {
 }
 
 fn recording(u: &mut Unstructured<'_>, pool: &Pool) -> Result<Recording> {
-    let agent: AgentKind = u.arbitrary()?;
+    // Half are claude's, so that two panes claim one conversation often.
+    let agent = if u.arbitrary()? { AgentKind::Claude } else { u.arbitrary()? };
     let decl = Catalog::embedded().agent(agent);
     let session_id = session_id(u, decl, pool)?;
     let mut flags = Vec::new();
@@ -212,13 +213,13 @@ fn recording(u: &mut Unstructured<'_>, pool: &Pool) -> Result<Recording> {
     Ok(Recording { agent, session_id, flags, program, cwd, observed_at, config_home })
 }
 
-/// Ids: one of three well-formed ids of the agent's shape (so panes
+/// Ids: one of two well-formed ids of the agent's shape (so panes
 /// collide), the marker spliced into one, a pooled value, any string.
 fn session_id(u: &mut Unstructured<'_>, decl: &AgentDecl, pool: &Pool) -> Result<String> {
     let sample = sample_id(decl).unwrap_or("a1");
     let keep = sample.len().saturating_sub(pool.marker.len().max(1));
     Ok(match u.int_in_range(0..=4)? {
-        0 | 1 => format!("{}{}", &sample[..sample.len() - 1], u.int_in_range(0..=2)?),
+        0 | 1 => format!("{}{}", &sample[..sample.len() - 1], u.int_in_range(0..=1)?),
         2 => format!("{}{}", &sample[..keep], pool.marker),
         3 => u.choose(&pool.values)?.clone(),
         _ => u.arbitrary()?,

@@ -16,7 +16,7 @@ use agent_resume_store::{inspect_or_empty, OpenOptions};
 use anyhow::{Context, Result};
 
 use super::resume::{launch, Target};
-use super::sessions::{describe, homes, report_notes, same_dir};
+use super::sessions::{describe, homes, report_notes, same_dir, Here};
 use super::EXIT_REFUSED;
 use crate::paths::Overrides;
 use crate::{config, pane_env, paths, when};
@@ -92,10 +92,11 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         None => {
             let listing = list(&homes(), &[], Depth::FAST);
             report_notes(&listing, false);
+            let here = Here::new(&here);
             let newest = listing
                 .sessions
                 .iter()
-                .find(|s| s.cwd.as_deref().is_some_and(|d| same_dir(d, &here)));
+                .find(|s| s.cwd.as_deref().is_some_and(|d| here.is(d)));
             let Some(s) = newest else {
                 eprintln!("agent-resume: no conversation is recorded for this pane and no agent session ran in this directory");
                 return Ok(ExitCode::from(NOTHING));

@@ -243,10 +243,10 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
         cwd: Some(cwd),
         shell: None,
     };
-    let p0 = tmux.new_session("work", 0, &start(&project))?;
+    let p0 = tmux.new_session("work", 0, None, &start(&project))?;
     let p1 = tmux.split(&p0, &start(&project))?;
     let p2 = tmux.new_window("work", 1, &start(&project))?;
-    let p3 = tmux.new_session("notes", 0, &start(&notes))?;
+    let p3 = tmux.new_session("notes", 0, None, &start(&notes))?;
     let p4 = tmux.split(&p3, &start(&gone))?;
     std::thread::sleep(Duration::from_millis(700));
     let commands = [

@@ -56,8 +56,38 @@ pub fn homes() -> Homes {
 
 /// Whether `dir` (a session's, untrusted) is the directory `here`.
 pub fn same_dir(dir: &Path, here: &Path) -> bool {
-    let here_real = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
-    dir == here || std::fs::canonicalize(dir).is_ok_and(|d| d == here_real) || dir == here_real
+    Here::new(here).is(dir)
+}
+
+/// One directory, compared with many: both sides canonicalized, each
+/// distinct session directory resolved once.
+pub struct Here {
+    raw: PathBuf,
+    real: PathBuf,
+    seen: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+}
+
+impl Here {
+    /// The directory `here`.
+    pub fn new(here: &Path) -> Here {
+        Here {
+            raw: here.to_path_buf(),
+            real: std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf()),
+            seen: Default::default(),
+        }
+    }
+
+    /// Whether `dir` is this directory.
+    pub fn is(&self, dir: &Path) -> bool {
+        if dir == self.raw || dir == self.real {
+            return true;
+        }
+        *self
+            .seen
+            .borrow_mut()
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).is_ok_and(|d| d == self.real))
+    }
 }
 
 /// Reports what listing skipped: one line per file with `verbose`, else a
@@ -121,10 +151,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let here = match (&args.cwd, args.all) {
         (_, true) => None,
-        (Some(d), false) => Some(d.clone()),
-        (None, false) => {
-            Some(std::env::current_dir().context("cannot read the current directory")?)
-        }
+        (Some(d), false) => Some(Here::new(d)),
+        (None, false) => Some(Here::new(
+            &std::env::current_dir().context("cannot read the current directory")?,
+        )),
     };
     let query = args.query.join(" ");
     let depth = if args.full || !query.trim().is_empty() {
@@ -138,7 +168,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .sessions
         .iter()
         .filter(|s| match &here {
-            Some(h) => s.cwd.as_deref().is_some_and(|d| same_dir(d, h)),
+            Some(h) => s.cwd.as_deref().is_some_and(|d| h.is(d)),
             None => true,
         })
         .filter(|s| fuzzy_match(s, &query))

@@ -18,7 +18,8 @@ use std::process::ExitCode;
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
-    shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Start, Tmux,
+    layout_size, shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Start,
+    Tmux,
 };
 use anyhow::{Context, Result};
 
@@ -272,14 +273,25 @@ fn recreate_missing(tmux: &Tmux, snap: &Snapshot, fates: &BTreeMap<PaneId, Fate>
                     cwd: cwd.as_deref(),
                     shell: p.shell,
                 };
-                let target = match (&window_target, session_made) {
-                    (Some(t), _) => tmux.split(t, &start)?,
+                let made = match (&window_target, session_made) {
+                    (Some(t), _) => tmux.split(t, &start).inspect(|_| {
+                        // Spread the panes so the next split has room.
+                        let _ = tmux.select_layout(&s.name, w.index, "tiled");
+                    }),
                     (None, false) => {
-                        session_made = true;
-                        tmux.new_session(&s.name, w.index, &start)?
+                        tmux.new_session(&s.name, w.index, layout_size(&w.layout), &start)
                     }
-                    (None, true) => tmux.new_window(&s.name, w.index, &start)?,
+                    (None, true) => tmux.new_window(&s.name, w.index, &start),
                 };
+                // One pane that cannot be made never costs the others.
+                let target = match made {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("agent-resume: a pane was not recreated ({e})");
+                        continue;
+                    }
+                };
+                session_made = true;
                 if w.index == s.active_window && p.index == w.active_pane {
                     active_target = Some(target.clone());
                 }

@@ -24,6 +24,8 @@ __agent_resume_is_agent() {
   local w
   read -r -a words <<<"$1"
   for w in "${words[@]}"; do
+    # A resume line quotes every word (`'claude'`).
+    w=${w//[\'\"]/}
     case $w in
       [A-Za-z_]*=*) continue ;;
       command|exec|env|nohup) continue ;;

@@ -20,6 +20,8 @@ end
 
 function __agent_resume_is_agent --argument-names line
     for w in (string split -n ' ' -- $line)
+        # A resume line quotes every word: `'claude'`.
+        set w (string trim -c "'\"" -- $w)
         string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $w; and continue
         contains -- $w command exec env nohup; and continue
         set -l base (string split -r -m1 / -- $w)[-1]
@@ -63,19 +65,25 @@ function __agent_resume_first_prompt --on-event fish_prompt
     __agent_resume_has_pane; or return 0
     # Only the pane's first shell takes: a nested shell inherits this.
     set -gx AGENT_RESUME_TAKEN 1
+    # Input already typed: leave the armed line for no one (take drops it).
+    if test -n "$(commandline)"
+        $__agent_resume_bin take --shell fish --has-input >/dev/null 2>&1
+        return 0
+    end
     set -l line ($__agent_resume_bin take --shell fish 2>/dev/null); or return 0
-    # fish runs commands in event handlers without job control unless it is
-    # full: the agent would share fish's process group, and Ctrl-Z would
-    # leave it stopped where neither `jobs` nor `fg` can reach it.
+    # fish never hands the terminal to a job started inside an event
+    # handler, and an agent must own its terminal (Ctrl-C, reads): start it
+    # as a background job with job control on, then bring it to the
+    # foreground, which gives it the terminal.
     set -l mode interactive
     status is-full-job-control; and set mode full
     status is-no-job-control; and set mode none
-    set -l before (count (jobs -p 2>/dev/null))
     status job-control full
-    eval $line
-    set -l st $status
+    eval $line &
+    fg >/dev/null 2>&1
     status job-control $mode
-    # Suspended (fish reports status 0 for it): keep the recording.
-    test (count (jobs -p 2>/dev/null)) -gt $before; and return 0
-    __agent_resume_ended $st
+    # fish's `fg` does not report the job's exit status, so whether the
+    # resumed agent ended cleanly is unknown here: the recording is kept
+    # (as after a failed resume). An agent typed at the prompt later is
+    # handled by the preexec/postexec pair as usual.
 end

@@ -23,7 +23,8 @@ _agent_resume_is_agent() {
   emulate -L zsh
   setopt extended_glob
   local w
-  for w in ${(z)1}; do
+  # ${(Q)…} unquotes: a resume line quotes every word (`'claude'`).
+  for w in ${(Q)${(z)1}}; do
     [[ $w == [A-Za-z_][A-Za-z0-9_]#=* ]] && continue
     [[ $w == (command|exec|env|nohup|noglob) ]] && continue
     (( ${_agent_resume_agents[(Ie)${w:t}]} )) && return 0

@@ -6,10 +6,15 @@
 //! separate `Enter`, and the screen polled (`capture-pane -p -J`) for what
 //! the shell printed — `send-keys` returns before the shell acts, so nothing
 //! here sleeps a fixed time to "let it settle".
+//!
+//! [`Tmux::start`] is a server with no config and the test's environment;
+//! [`Tmux::private`] is one whose every command (and so the server and its
+//! panes) runs with exactly the environment given and a config file of the
+//! test's, started by the test's first command.
 
 #![allow(dead_code)]
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -47,6 +52,24 @@ pub struct Tmux {
     bin: PathBuf,
     socket: String,
     tmpdir: tempfile::TempDir,
+    /// The config file (`-f`) a server started by this handle reads.
+    config: PathBuf,
+    /// When set, every tmux command runs with exactly this environment
+    /// (plus `TMUX_TMPDIR`); otherwise with the test's, minus `TMUX*`.
+    env: Option<Vec<(OsString, OsString)>>,
+}
+
+/// A socket name no other test (or run) uses.
+fn unique_socket() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "ar-test-{}-{}-{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 impl Tmux {
@@ -54,19 +77,12 @@ impl Tmux {
     /// the server outlives every shell the test starts; dead panes stay
     /// (`remain-on-exit`) so their exit can be observed.
     pub fn start() -> Tmux {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let socket = format!(
-            "ar-test-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
         let tmux = Tmux {
             bin: require("tmux"),
-            socket,
+            socket: unique_socket(),
             tmpdir: tempfile::tempdir().expect("a temp dir for TMUX_TMPDIR"),
+            config: PathBuf::from("/dev/null"),
+            env: None,
         };
         let sleep = require("sleep");
         let sleep = sleep.to_string_lossy();
@@ -88,15 +104,76 @@ impl Tmux {
         tmux
     }
 
+    /// A handle on a private server that is not started yet: the first
+    /// command that creates a session starts it, reading `config`, with
+    /// exactly `env` (plus `TMUX_TMPDIR`) as the server's — and so every
+    /// pane's — environment. Dropped, the server is killed and waited for,
+    /// as with [`Tmux::start`].
+    pub fn private(config: &Path, env: Vec<(OsString, OsString)>) -> Tmux {
+        Tmux {
+            bin: require("tmux"),
+            socket: unique_socket(),
+            tmpdir: tempfile::tempdir().expect("a temp dir for TMUX_TMPDIR"),
+            config: config.to_owned(),
+            env: Some(env),
+        }
+    }
+
+    /// The socket name (`tmux -L`).
+    pub fn socket(&self) -> &str {
+        &self.socket
+    }
+
+    /// The server's `TMUX_TMPDIR`: another program reaching this server by
+    /// its socket name needs it in its environment.
+    pub fn tmpdir(&self) -> &Path {
+        self.tmpdir.path()
+    }
+
     /// A `tmux` command aimed at this server.
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.bin);
-        c.args(["-L", &self.socket, "-f", "/dev/null"])
-            .env("TMUX_TMPDIR", self.tmpdir.path())
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
+        c.arg("-L").arg(&self.socket).arg("-f").arg(&self.config);
+        match &self.env {
+            Some(env) => {
+                c.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+            }
+            None => {
+                c.env_remove("TMUX").env_remove("TMUX_PANE");
+            }
+        }
+        c.env("TMUX_TMPDIR", self.tmpdir.path())
             .stdin(Stdio::null());
         c
+    }
+
+    /// Whether the server answers.
+    pub fn running(&self) -> bool {
+        self.run(&["ls"]).status.success()
+    }
+
+    /// Whether the server is gone: `ls` can no longer connect at all (it
+    /// briefly answers "server exited unexpectedly" while the server goes).
+    fn gone(&self) -> bool {
+        let out = self.run(&["ls"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        !out.status.success()
+            && (err.contains("no server running") || err.contains("error connecting"))
+    }
+
+    /// Kills the server (if it runs) and polls until it is gone; fails the
+    /// test if it is not gone in time.
+    pub fn kill_server(&self) {
+        let _ = self.run(&["kill-server"]);
+        let deadline = Instant::now() + PATIENCE;
+        while !self.gone() {
+            assert!(
+                Instant::now() < deadline,
+                "tmux server {} is still running after kill-server",
+                self.socket
+            );
+            std::thread::sleep(POLL);
+        }
     }
 
     /// Runs a tmux command; its output.
@@ -205,11 +282,7 @@ impl Drop for Tmux {
         // goes; gone is when it can no longer connect at all.
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
-            let out = self.run(&["ls"]);
-            let err = String::from_utf8_lossy(&out.stderr);
-            if !out.status.success()
-                && (err.contains("no server running") || err.contains("error connecting"))
-            {
+            if self.gone() {
                 return;
             }
             std::thread::sleep(POLL);

@@ -235,7 +235,7 @@ fn list_agent(agent: AgentKind, root: &Path, depth: Depth, out: &mut Listing) {
         }
         return;
     }
-    let (candidates, notes) = match store::candidates(agent, root) {
+    let (candidates, notes) = match store::candidates(agent, root, true) {
         Ok(found) => found,
         Err(p) => {
             note(out, root, p);
@@ -259,19 +259,13 @@ fn list_agent(agent: AgentKind, root: &Path, depth: Depth, out: &mut Listing) {
 /// Newest first; one entry per (agent, id): a plain Codex rollout wins over
 /// its compressed sibling, else the newest.
 fn finish(out: &mut Listing) {
-    out.sessions.sort_by(|a, b| {
+    out.sessions.sort_by_cached_key(|s| {
         (
-            a.agent,
-            &a.id,
-            read::is_zstd(&a.path),
-            std::cmp::Reverse(a.modified),
+            s.agent,
+            s.id.clone(),
+            read::is_zstd(&s.path),
+            std::cmp::Reverse(s.modified),
         )
-            .cmp(&(
-                b.agent,
-                &b.id,
-                read::is_zstd(&b.path),
-                std::cmp::Reverse(b.modified),
-            ))
     });
     out.sessions
         .dedup_by(|b, a| a.agent == b.agent && a.id == b.id);
@@ -292,7 +286,7 @@ pub fn parse_session(
     bytes: &[u8],
     depth: Depth,
 ) -> Result<SessionInfo, Problem> {
-    let mut acc = parse::Acc::default();
+    let mut acc = parse::Acc::new(depth);
     let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(agent, r));
     acc.finish();
     acc.verdict(&stats)?;
@@ -306,7 +300,13 @@ pub fn parse_session(
             .map(|(_, id)| id),
         AgentKind::Gemini | AgentKind::Opencode => None,
         AgentKind::Grok | AgentKind::Copilot => Some(name),
-        _ => name.strip_suffix(".jsonl"),
+        AgentKind::Claude
+        | AgentKind::Qwen
+        | AgentKind::Droid
+        | AgentKind::Cursor
+        | AgentKind::Antigravity
+        | AgentKind::Amp
+        | AgentKind::Kimi => name.strip_suffix(".jsonl"),
     };
     let id = from_name
         .map(str::to_owned)
@@ -366,7 +366,7 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
             continue;
         }
         inside = true;
-        let Ok((candidates, _)) = store::candidates(agent, &root) else {
+        let Ok((candidates, _)) = store::candidates(agent, &root, true) else {
             continue;
         };
         let Some(c) = candidates

@@ -41,6 +41,8 @@ pub struct Acc {
     pub cut: bool,
     /// The first byte that was not whitespace.
     pub first_byte: Option<u8>,
+    /// Stop parsing records once the prefix view has what it shows.
+    pub prefix_only: bool,
 }
 
 /// The record's message bodies (a second, rarer parse).
@@ -63,6 +65,14 @@ fn prompt_text(m: &Msg) -> Option<String> {
 }
 
 impl Acc {
+    /// An empty pass reading to `depth`.
+    pub fn new(depth: crate::read::Depth) -> Acc {
+        Acc {
+            prefix_only: depth != crate::read::Depth::Full,
+            ..Acc::default()
+        }
+    }
+
     /// Feeds one record.
     pub fn feed(&mut self, agent: AgentKind, rec: Rec<'_>) {
         let bytes = match rec {
@@ -73,7 +83,7 @@ impl Acc {
         }
         match rec {
             Rec::Whole(b) => {
-                if b.iter().all(u8::is_ascii_whitespace) {
+                if b.iter().all(u8::is_ascii_whitespace) || self.has_enough(agent) {
                     return;
                 }
                 match serde_json::from_slice::<Line<'_>>(b) {
@@ -93,12 +103,32 @@ impl Acc {
                     let key = match agent {
                         AgentKind::Gemini => Some("sessionId"),
                         AgentKind::Codex | AgentKind::Pi | AgentKind::Droid => Some("id"),
-                        _ => None,
+                        AgentKind::Claude
+                        | AgentKind::Qwen
+                        | AgentKind::Grok
+                        | AgentKind::Copilot
+                        | AgentKind::Opencode
+                        | AgentKind::Cursor
+                        | AgentKind::Antigravity
+                        | AgentKind::Amp
+                        | AgentKind::Kimi => None,
                     };
                     self.header_id = key.and_then(|k| scan_str(b, k));
                 }
             }
         }
+    }
+
+    /// On the prefix path, whether the records read so far already name the
+    /// directory, the first prompt and (where the header carries it) the id:
+    /// later records in the prefix would change nothing shown.
+    fn has_enough(&self, agent: AgentKind) -> bool {
+        let needs_header = matches!(agent, AgentKind::Gemini);
+        self.prefix_only
+            && self.whole > 0
+            && self.cwd.is_some()
+            && self.first_prompt.is_some()
+            && (!needs_header || self.header_id.is_some())
     }
 
     fn apply(&mut self, agent: AgentKind, l: &Line<'_>, raw: &[u8]) {

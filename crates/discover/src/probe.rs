@@ -3,23 +3,76 @@
 //!
 //! `exists` answers from names alone where the name carries the whole id
 //! (every store but Gemini's, whose names carry 8 characters of it: those
-//! few files' headers are read). A store that is missing or unreadable
-//! cannot tell (`None`), and the gate passes: a pane is never held back
-//! because agent-resume could not look. The process snapshot behind
-//! `running` is taken once per probe, on first use.
+//! few files' headers are read). Each store is listed once per probe, however
+//! many panes ask. A store that is missing or unreadable cannot tell
+//! (`None`), and the gate passes: a pane is never held back because
+//! agent-resume could not look. The process snapshot behind `running` is
+//! taken once per probe, on first use.
 
-use std::cell::OnceCell;
-use std::path::Path;
+use std::cell::{OnceCell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use agent_resume_core::{AgentKind, SessionProbe};
 
 use crate::read::Depth;
 use crate::running::Running;
-use crate::{opencode, store, Homes};
+use crate::store::Candidate;
+use crate::{opencode, store, Homes, Problem};
+
+/// What one store holds, by name.
+struct Index {
+    ids: HashSet<String>,
+    hinted: Vec<Candidate>,
+    partial: bool,
+}
+
+impl Index {
+    fn of(agent: AgentKind, root: &Path) -> Option<Index> {
+        let (candidates, notes) = store::candidates(agent, root, false).ok()?;
+        let mut ids = HashSet::new();
+        let mut hinted = Vec::new();
+        for c in candidates {
+            match &c.name_id {
+                Some(id) => {
+                    ids.insert(id.clone());
+                }
+                None => hinted.push(c),
+            }
+        }
+        Some(Index {
+            ids,
+            hinted,
+            partial: notes.iter().any(|n| n.problem == Problem::StoreUnreadable),
+        })
+    }
+
+    fn holds(&self, agent: AgentKind, id: &str) -> Option<bool> {
+        if self.ids.contains(id) {
+            return Some(true);
+        }
+        let hinted = self
+            .hinted
+            .iter()
+            .filter(|c| c.id_hint.as_deref().is_some_and(|h| id.starts_with(h)));
+        for c in hinted {
+            if store::read(agent, c, Depth::FAST).is_ok_and(|(info, _)| info.id == id) {
+                return Some(true);
+            }
+        }
+        // A part of the store that could not be read might hold it.
+        (!self.partial).then_some(false)
+    }
+}
+
+/// Each store's index, by agent and root; `None`: the store cannot tell.
+type Indexes = HashMap<(AgentKind, PathBuf), Option<Rc<Index>>>;
 
 /// Session-store and process answers for the restore plan.
 pub struct StoreProbe<'h> {
     homes: &'h Homes,
+    indexes: RefCell<Indexes>,
     running: OnceCell<Running>,
 }
 
@@ -28,37 +81,19 @@ impl<'h> StoreProbe<'h> {
     pub fn new(homes: &'h Homes) -> Self {
         StoreProbe {
             homes,
+            indexes: RefCell::new(HashMap::new()),
             running: OnceCell::new(),
         }
     }
 }
 
-/// Whether the store of `agent` at `root` holds `id`.
+/// Whether the store of `agent` at `root` holds `id`: `None` when it
+/// cannot tell.
 pub fn exists_in(agent: AgentKind, root: &Path, id: &str) -> Option<bool> {
     if agent == AgentKind::Opencode {
         return opencode::exists(root, id);
     }
-    let (candidates, notes) = store::candidates(agent, root).ok()?;
-    let named = candidates.iter().any(|c| c.name_id.as_deref() == Some(id));
-    if named {
-        return Some(true);
-    }
-    let hinted = candidates
-        .iter()
-        .filter(|c| c.id_hint.as_deref().is_some_and(|h| id.starts_with(h)));
-    for c in hinted {
-        if store::read(agent, c, Depth::FAST).is_ok_and(|(info, _)| info.id == id) {
-            return Some(true);
-        }
-    }
-    // A part of the store that could not be read might hold it.
-    if notes
-        .iter()
-        .any(|n| n.problem == crate::Problem::StoreUnreadable)
-    {
-        return None;
-    }
-    Some(false)
+    Index::of(agent, root)?.holds(agent, id)
 }
 
 impl SessionProbe for StoreProbe<'_> {
@@ -69,7 +104,16 @@ impl SessionProbe for StoreProbe<'_> {
         config_home: Option<&Path>,
     ) -> Option<bool> {
         let root = self.homes.root(agent, config_home)?;
-        exists_in(agent, &root, session_id)
+        if agent == AgentKind::Opencode {
+            return opencode::exists(&root, session_id);
+        }
+        let index = self
+            .indexes
+            .borrow_mut()
+            .entry((agent, root))
+            .or_insert_with_key(|(agent, root)| Index::of(*agent, root).map(Rc::new))
+            .clone()?;
+        index.holds(agent, session_id)
     }
 
     fn running(&self, agent: AgentKind, session_id: &str) -> bool {

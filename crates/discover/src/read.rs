@@ -7,9 +7,12 @@
 //! listing streams the whole file and never holds more than one record of
 //! at most [`MAX_RECORD`] bytes.
 
+use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
+
+use zstd::zstd_safe::{DCtx, DParameter};
 
 /// How much of each session file is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +75,7 @@ impl Splitter {
 
     /// Feeds one chunk.
     pub fn push(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Rec<'_>)) {
-        while let Some(nl) = chunk.iter().position(|b| *b == b'\n') {
+        while let Some(nl) = memchr::memchr(b'\n', chunk) {
             let (line, rest) = (&chunk[..nl], &chunk[nl + 1..]);
             if self.buf.is_empty() && !self.overflow {
                 if line.len() <= MAX_RECORD {
@@ -134,6 +137,12 @@ pub fn records_of_bytes(bytes: &[u8], depth: Depth, f: &mut dyn FnMut(Rec<'_>)) 
     }
 }
 
+thread_local! {
+    /// One zstd decompression context per thread, reused across files
+    /// (creating one per file costs more than reading a prefix).
+    static DCTX: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
+}
+
 /// Counts the bytes a reader hands out.
 struct Counting<R> {
     inner: R,
@@ -181,24 +190,31 @@ pub fn records_of_file(
     let mut chunk = vec![0u8; chunk_len.max(1)];
     let mut hit_bound = false;
     if is_zstd(path) {
-        let mut dec = zstd::stream::read::Decoder::new(&mut disk)?;
-        dec.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
-        loop {
-            let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);
-            if want == 0 {
-                hit_bound = true;
-                break;
+        DCTX.with_borrow_mut(|slot| {
+            let ctx = slot.get_or_insert_with(|| {
+                let mut c = DCtx::create();
+                // Cannot fail for a value inside zstd's own bounds.
+                let _ = c.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX));
+                c
+            });
+            let input = BufReader::with_capacity(16 * 1024, &mut disk);
+            let mut dec = zstd::stream::read::Decoder::with_context(input, ctx);
+            loop {
+                let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);
+                if want == 0 {
+                    hit_bound = true;
+                    break;
+                }
+                // A frame cut by the bound (or a damaged one) ends the stream:
+                // what decoded so far is kept.
+                let n = match dec.read(&mut chunk[..want]) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                out += n as u64;
+                splitter.push(&chunk[..n], f);
             }
-            // A frame cut by the bound (or a damaged one) ends the stream:
-            // what decoded so far is kept.
-            let n = match dec.read(&mut chunk[..want]) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            out += n as u64;
-            splitter.push(&chunk[..n], f);
-        }
-        drop(dec);
+        });
     } else {
         loop {
             let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);

@@ -42,8 +42,13 @@ pub struct Candidate {
 }
 
 /// Every candidate of `agent` under `root`, with notes about what was
-/// skipped. `Err` when the store itself is missing or unreadable.
-pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
+/// skipped; with `stat`, each with its modification time. `Err` when the
+/// store itself is missing or unreadable.
+pub fn candidates(
+    agent: AgentKind,
+    root: &Path,
+    stat: bool,
+) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
     let mut notes = Vec::new();
     let mut out = Vec::new();
     let base = match agent {
@@ -70,7 +75,7 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
         });
     };
     match agent {
-        AgentKind::Codex => walk_codex(&base, 0, &mut out, &mut notes),
+        AgentKind::Codex => walk_codex(&base, 0, stat, &mut out, &mut notes),
         AgentKind::Copilot => {
             for e in top {
                 let Some(name) = e.name.clone() else {
@@ -85,7 +90,7 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
                 if let Some(id) = id.filter(|id| id_ok(agent, id)) {
                     out.push(Candidate {
                         name_id: Some(id.to_owned()),
-                        modified: e.modified(),
+                        modified: e.modified(stat),
                         path: e.path,
                         id_hint: None,
                         cwd_hint: None,
@@ -93,16 +98,37 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
                 }
             }
         }
-        _ => {
+        AgentKind::Claude
+        | AgentKind::Gemini
+        | AgentKind::Qwen
+        | AgentKind::Grok
+        | AgentKind::Droid
+        | AgentKind::Pi
+        | AgentKind::Opencode
+        | AgentKind::Cursor
+        | AgentKind::Antigravity
+        | AgentKind::Amp
+        | AgentKind::Kimi => {
             for project in top.into_iter().filter(|e| e.is_dir) {
-                let dir = match agent {
-                    AgentKind::Gemini | AgentKind::Qwen => project.path.join("chats"),
-                    _ => project.path.clone(),
+                let dir = if matches!(agent, AgentKind::Gemini | AgentKind::Qwen) {
+                    project.path.join("chats")
+                } else {
+                    project.path.clone()
                 };
                 let cwd_hint = match agent {
                     AgentKind::Gemini => project_root(&project.path),
                     AgentKind::Grok => project.name.as_deref().and_then(decode_cwd),
-                    _ => None,
+                    AgentKind::Claude
+                    | AgentKind::Codex
+                    | AgentKind::Qwen
+                    | AgentKind::Droid
+                    | AgentKind::Pi
+                    | AgentKind::Copilot
+                    | AgentKind::Opencode
+                    | AgentKind::Cursor
+                    | AgentKind::Antigravity
+                    | AgentKind::Amp
+                    | AgentKind::Kimi => None,
                 };
                 let inner = match entries(&dir) {
                     Ok(inner) => inner,
@@ -135,13 +161,22 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
                                 .map(|(_, id)| id),
                             None,
                         ),
-                        _ => (name.strip_suffix(".jsonl"), None),
+                        AgentKind::Claude
+                        | AgentKind::Qwen
+                        | AgentKind::Droid
+                        | AgentKind::Codex
+                        | AgentKind::Copilot
+                        | AgentKind::Opencode
+                        | AgentKind::Cursor
+                        | AgentKind::Antigravity
+                        | AgentKind::Amp
+                        | AgentKind::Kimi => (name.strip_suffix(".jsonl"), None),
                     };
                     if id_hint.is_none() && !name_id.is_some_and(|id| id_ok(agent, id)) {
                         continue;
                     }
                     out.push(Candidate {
-                        modified: e.modified(),
+                        modified: e.modified(stat),
                         path: e.path,
                         name_id: name_id.map(str::to_owned),
                         id_hint,
@@ -154,7 +189,7 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
     Ok((out, notes))
 }
 
-fn walk_codex(dir: &Path, depth: u8, out: &mut Vec<Candidate>, notes: &mut Vec<Note>) {
+fn walk_codex(dir: &Path, depth: u8, stat: bool, out: &mut Vec<Candidate>, notes: &mut Vec<Note>) {
     let list = match entries(dir) {
         Ok(l) => l,
         Err(_) => {
@@ -169,7 +204,7 @@ fn walk_codex(dir: &Path, depth: u8, out: &mut Vec<Candidate>, notes: &mut Vec<N
     for e in list {
         if e.is_dir {
             if depth < 3 {
-                walk_codex(&e.path, depth + 1, out, notes);
+                walk_codex(&e.path, depth + 1, stat, out, notes);
             }
             continue;
         }
@@ -190,7 +225,7 @@ fn walk_codex(dir: &Path, depth: u8, out: &mut Vec<Candidate>, notes: &mut Vec<N
         let id = stem.len().checked_sub(36).and_then(|at| stem.get(at..));
         if let Some(id) = id.filter(|id| id_ok(AgentKind::Codex, id)) {
             out.push(Candidate {
-                modified: e.modified(),
+                modified: e.modified(stat),
                 path: e.path,
                 name_id: Some(id.to_owned()),
                 id_hint: None,
@@ -226,8 +261,12 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// Its modification time (a `statx` relative to the open directory).
-    pub fn modified(&self) -> Option<UnixMillis> {
+    /// Its modification time (a `statx` relative to the open directory),
+    /// when `stat`.
+    pub fn modified(&self, stat: bool) -> Option<UnixMillis> {
+        if !stat {
+            return None;
+        }
         self.entry.metadata().ok()?.modified().ok().and_then(millis)
     }
 }
@@ -316,9 +355,20 @@ pub fn read(
         AgentKind::Copilot if c.path.is_dir() => {
             (c.path.join("events.jsonl"), Some("workspace.yaml"))
         }
-        _ => (c.path.clone(), None),
+        AgentKind::Claude
+        | AgentKind::Codex
+        | AgentKind::Gemini
+        | AgentKind::Qwen
+        | AgentKind::Droid
+        | AgentKind::Pi
+        | AgentKind::Copilot
+        | AgentKind::Opencode
+        | AgentKind::Cursor
+        | AgentKind::Antigravity
+        | AgentKind::Amp
+        | AgentKind::Kimi => (c.path.clone(), None),
     };
-    let mut acc = Acc::default();
+    let mut acc = Acc::new(depth);
     let dir_session = records != c.path;
     let mut stats = ReadStats::default();
     let mut modified = c

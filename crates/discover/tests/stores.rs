@@ -118,35 +118,51 @@ fn full_listing_counts_messages_and_the_fast_one_does_not() {
 fn prefix_listing_reads_no_more_than_its_bound_per_file() {
     let h = Home::new();
     let cwd = h.work("p");
-    let p = claude(&h.home(), &cwd, CLAUDE, "the real prompt", NOW_MS, 0);
-    let head = std::fs::metadata(&p).unwrap().len();
-    assert!(head < 4096, "fixture header fits the bound");
-    // Past the bound: a title the user set, then a megabyte of garbage. If
-    // the fast path read past its bound it would show the title.
-    let mut tail = vec![b' '; 4096];
-    tail.extend_from_slice(
-        format!("\n{{\"type\":\"custom-title\",\"customTitle\":\"LATE TITLE\",\"sessionId\":\"{CLAUDE}\"}}\n")
+    let p = claude(&h.home(), &cwd, CLAUDE, "unused", NOW_MS, 0);
+    // One first record that straddles the bound: read to 4 KiB it is cut
+    // (only its directory is recovered); read further it would be whole and
+    // name a prompt. After it, a title the user set, then a megabyte of
+    // garbage. Reading past the bound would change what is shown.
+    let c = cwd.to_string_lossy();
+    let mut bytes = format!(
+        "{{\"cwd\":\"{c}\",\"sessionId\":\"{CLAUDE}\",\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n",
+        "p".repeat(5000)
+    )
+    .into_bytes();
+    bytes.extend_from_slice(
+        format!("{{\"type\":\"custom-title\",\"customTitle\":\"LATE TITLE\",\"sessionId\":\"{CLAUDE}\"}}\n")
             .as_bytes(),
     );
-    tail.extend((0..(1u32 << 20)).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
-    append(&p, &tail);
+    bytes.extend((0..(1u32 << 20)).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    std::fs::write(&p, &bytes).unwrap();
     codex(&h.home(), &cwd, CODEX, "zipped", NOW_MS, true);
     let fast = h.list(Depth::FAST);
     let got = by_agent(&fast);
-    assert_eq!(got["claude"].display_name(), "the real prompt");
+    assert_eq!(problems(&fast), []);
+    assert_eq!(
+        got["claude"].display_name(),
+        CLAUDE,
+        "nothing past the bound was read"
+    );
+    assert_eq!(got["claude"].cwd.as_deref(), Some(cwd.as_path()));
+    assert_eq!(got["codex"].first_prompt.as_deref(), Some("zipped"));
     assert_eq!(fast.stats.files, 2);
-    assert!(fast.stats.max_file_bytes <= 4096 * 16, "{:?}", fast.stats);
-    let plain_bytes = fast.stats.bytes_read
-        - std::fs::metadata(got["codex"].path.as_path())
-            .unwrap()
-            .len()
-            .min(4096 * 16);
-    assert!(
-        plain_bytes <= 4096,
-        "the plain file read {plain_bytes} bytes"
+    let zst = std::fs::metadata(got["codex"].path.as_path())
+        .unwrap()
+        .len();
+    assert!(zst <= 4096 * 16);
+    assert_eq!(
+        fast.stats.bytes_read - zst,
+        4096,
+        "the plain file is read to exactly its bound"
     );
     let full = h.list(Depth::Full);
-    assert_eq!(by_agent(&full)["claude"].display_name(), "LATE TITLE");
+    let whole = by_agent(&full)["claude"];
+    assert_eq!(whole.display_name(), "LATE TITLE");
+    assert!(whole
+        .first_prompt
+        .as_deref()
+        .is_some_and(|t| t.starts_with("ppp")));
     assert!(full.stats.bytes_read > 1 << 20);
 }
 

@@ -234,10 +234,16 @@ impl Tmux {
         &self,
         name: &str,
         index: u32,
+        size: Option<(u16, u16)>,
         start: &Start<'_>,
     ) -> Result<String, TmuxError> {
         check_name(name)?;
-        let args = vec!["new-session".into(), "-d".into(), "-s".into(), name.into()];
+        let mut args = vec!["new-session".into(), "-d".into(), "-s".into(), name.into()];
+        // At the saved size, so the saved splits fit (a detached session is
+        // 80x24 otherwise).
+        if let Some((w, h)) = size {
+            args.extend(["-x".into(), w.to_string(), "-y".into(), h.to_string()]);
+        }
         let target = self.create("new-session", args, start)?;
         // The first window takes the session's base-index: move it to the saved index.
         let _ = self.run(
@@ -284,10 +290,15 @@ impl Tmux {
     /// Applies a saved window layout string.
     pub fn select_layout(&self, name: &str, index: u32, layout: &str) -> Result<(), TmuxError> {
         check_name(name)?;
-        if layout.is_empty()
-            || !layout
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() || b"x,{}[]".contains(&b))
+        let named = matches!(
+            layout,
+            "tiled" | "even-horizontal" | "even-vertical" | "main-horizontal" | "main-vertical"
+        );
+        if !named
+            && (layout.is_empty()
+                || !layout
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b"x,{}[]".contains(&b)))
         {
             return Err(TmuxError::Unsafe("layout"));
         }

@@ -26,6 +26,6 @@ mod model;
 
 pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
 pub use model::{
-    is_shell, shell_of, snapshot, started_with, to_layout, LivePane, PaneSnap, Placed, SessionSnap,
-    Snapshot, WindowSnap,
+    is_shell, layout_size, shell_of, snapshot, started_with, to_layout, LivePane, PaneSnap, Placed,
+    SessionSnap, Snapshot, WindowSnap,
 };

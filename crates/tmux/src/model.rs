@@ -92,6 +92,15 @@ pub struct PaneSnap {
     pub shell: Option<Shell>,
 }
 
+/// The window size a tmux layout string starts with (`b25d,80x24,0,0,…`).
+pub fn layout_size(layout: &str) -> Option<(u16, u16)> {
+    let (w, h) = layout.split(',').nth(1)?.split_once('x')?;
+    Some((
+        w.parse().ok().filter(|w| *w > 0)?,
+        h.parse().ok().filter(|h| *h > 0)?,
+    ))
+}
+
 /// A saved window.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WindowSnap {
@@ -403,6 +412,16 @@ mod tests {
         assert_eq!(placed.len(), 2);
         assert_eq!(layout.windows.len(), 1);
         assert_eq!(layout.windows[0].active_tab, 0);
+    }
+
+    #[test]
+    fn layout_size_is_read_from_the_layout_string() {
+        assert_eq!(
+            layout_size("b25d,191x50,0,0{95x50,0,0,1,95x50,96,0,2}"),
+            Some((191, 50))
+        );
+        assert_eq!(layout_size("b25d,0x50,0,0,1"), None);
+        assert_eq!(layout_size("garbage"), None);
     }
 
     #[test]

@@ -1,0 +1,1459 @@
+//! The tmux host end to end: real tmux on a private socket and
+//! `TMUX_TMPDIR`, real bash, zsh and fish with the shell integration loaded
+//! from their rc files in a private `HOME`, and stand-in `claude`, `codex`
+//! and `gemini` programs first on `PATH`.
+//!
+//! The stand-ins (small `sh` scripts, not the real agents) report a new
+//! conversation's id through `agent-resume hook` exactly as the real agents'
+//! hook configurations do — claude and gemini a `SessionStart` JSON payload
+//! on stdin, codex a `notify` JSON payload as the last argument — then write
+//! what they ran with (agent, `AGENT_RESUME_PANE`, directory, reported id,
+//! argv) to a file of their own and `exec sleep`, so each one lives exactly
+//! as long as its pane.
+//!
+//! The world is built as a user would: sessions, windows and split panes;
+//! agent commands typed at each shell's prompt; a client attached to the
+//! session that should land; `agent-resume tmux save`; the server killed;
+//! `agent-resume tmux restore --recreate`. What comes back is read from what
+//! the stand-ins received, the panes' screens, the shells' history files, the
+//! telemetry file and the database — never from timing.
+//!
+//! Every server is killed in `Drop` and polled until gone; every process
+//! the test started carries a marker in its environment, and each test ends
+//! by polling until none is left (a leak fails the test). A missing tmux,
+//! bash, zsh or fish fails the test naming it.
+
+#![allow(clippy::unwrap_used)]
+
+mod common_tmux;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common_tmux::{require, wait_for, Tmux};
+use serde_json::Value;
+
+/// The claude session id two panes claim.
+const SHARED_ID: &str = "3c1f5d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f";
+
+/// Twelve hours and a minute, in milliseconds: past the posture window.
+const STALE_BY_MS: i64 = (12 * 60 + 1) * 60 * 1000;
+
+const CLAUDE: &str = r#"#!/bin/sh
+# Stand-in for Claude Code (tests/tmux_e2e.rs). Not the real agent.
+case " $* " in
+  *" --resume "*) id=- ;;
+  *) id=${CLAUDE_STANDIN_ID:-$(cat /proc/sys/kernel/random/uuid)}
+     printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' "$id" "$PWD" \
+       | agent-resume hook claude ;;
+esac
+f="$STANDIN_RAN/claude.$$"
+{ printf '%s\n' claude "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
+mv "$f.part" "$f"
+echo "[stand-in claude] $*"
+exec sleep 86400
+"#;
+
+const CODEX: &str = r#"#!/bin/sh
+# Stand-in for the Codex CLI (tests/tmux_e2e.rs). Not the real agent.
+case " $* " in
+  *" resume "*) id=- ;;
+  *) id=$(cat /proc/sys/kernel/random/uuid)
+     agent-resume hook codex "{\"type\":\"agent-turn-complete\",\"thread-id\":\"$id\",\"cwd\":\"$PWD\",\"client\":\"codex-tui\"}" ;;
+esac
+f="$STANDIN_RAN/codex.$$"
+{ printf '%s\n' codex "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
+mv "$f.part" "$f"
+echo "[stand-in codex] $*"
+exec sleep 86400
+"#;
+
+const GEMINI: &str = r#"#!/bin/sh
+# Stand-in for the Gemini CLI (tests/tmux_e2e.rs). Not the real agent.
+case " $* " in
+  *" --resume "*) id=- ;;
+  *) id=$(cat /proc/sys/kernel/random/uuid)
+     printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart"}' "$id" "$PWD" \
+       | agent-resume hook gemini ;;
+esac
+f="$STANDIN_RAN/gemini.$$"
+{ printf '%s\n' gemini "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
+mv "$f.part" "$f"
+echo "[stand-in gemini] $*"
+exec sleep 86400
+"#;
+
+fn agent_resume() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_agent-resume"))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sh {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl Sh {
+    fn name(self) -> &'static str {
+        match self {
+            Sh::Bash => "bash",
+            Sh::Zsh => "zsh",
+            Sh::Fish => "fish",
+        }
+    }
+
+    /// The prompt each rc file sets, as `capture-pane` shows it.
+    fn prompt(self) -> &'static str {
+        match self {
+            Sh::Bash => "bash$",
+            Sh::Zsh => "zsh%",
+            Sh::Fish => "fish>",
+        }
+    }
+
+    /// The history file each shell writes under the private `HOME`.
+    fn history(self) -> &'static str {
+        match self {
+            Sh::Bash => ".bash_history",
+            Sh::Zsh => ".zsh_history",
+            Sh::Fish => ".local/share/fish/fish_history",
+        }
+    }
+}
+
+/// What each pane of the scenario is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    /// claude with posture flags, claiming [`SHARED_ID`], in the landing
+    /// session's current window's active pane.
+    Winner,
+    /// codex with allowlisted flags (one of them posture).
+    Codex,
+    /// gemini with a model.
+    Gemini,
+    /// A bash shell where nothing ran.
+    PlainBash,
+    /// claude claiming [`SHARED_ID`] too, started later, in the focused
+    /// pane of a session that does not land.
+    Loser,
+    /// claude in a directory deleted before the restart.
+    DirGone,
+    /// claude with `--dangerously-skip-permissions`, recorded more than
+    /// 12 h before the restart.
+    Stale,
+    /// A zsh shell where nothing ran.
+    PlainZsh,
+    /// Another bash shell where nothing ran, filling a window.
+    Filler(u32),
+}
+
+/// One pane of the scenario: where it sits, its shell, its directory and
+/// what is typed into it.
+struct Spec {
+    role: Role,
+    session: &'static str,
+    window: u32,
+    index: u32,
+    shell: Sh,
+    dir: &'static str,
+    typed: Option<&'static str>,
+}
+
+/// The scenario. Session `alpha` lands (a client attached to it last);
+/// in each session window 0 is current and each window's pane 0 is active.
+fn specs() -> Vec<Spec> {
+    let s = |role, session, window, index, shell, dir, typed| Spec {
+        role,
+        session,
+        window,
+        index,
+        shell,
+        dir,
+        typed,
+    };
+    vec![
+        s(
+            Role::Winner,
+            "alpha",
+            0,
+            0,
+            Sh::Bash,
+            "alpha-claude",
+            Some(concat!(
+                "CLAUDE_STANDIN_ID=3c1f5d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f ",
+                "claude --model opus --permission-mode acceptEdits 'a prompt'"
+            )),
+        ),
+        s(
+            Role::Codex,
+            "alpha",
+            0,
+            1,
+            Sh::Zsh,
+            "alpha-codex",
+            Some("codex -m gpt-5 -s workspace-write"),
+        ),
+        s(
+            Role::Gemini,
+            "alpha",
+            1,
+            0,
+            Sh::Fish,
+            "alpha-gemini",
+            Some("gemini -m gemini-2.5-pro"),
+        ),
+        s(
+            Role::PlainBash,
+            "alpha",
+            1,
+            1,
+            Sh::Bash,
+            "alpha-plain",
+            None,
+        ),
+        s(
+            Role::Loser,
+            "beta",
+            0,
+            0,
+            Sh::Bash,
+            "beta-claude",
+            Some("CLAUDE_STANDIN_ID=3c1f5d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f claude --model sonnet"),
+        ),
+        s(
+            Role::DirGone,
+            "beta",
+            0,
+            1,
+            Sh::Zsh,
+            "scratch",
+            Some("claude --model haiku"),
+        ),
+        s(
+            Role::Stale,
+            "beta",
+            1,
+            0,
+            Sh::Fish,
+            "beta-stale",
+            Some("claude --dangerously-skip-permissions --model opus"),
+        ),
+        s(Role::PlainZsh, "beta", 1, 1, Sh::Zsh, "beta-plain", None),
+    ]
+}
+
+/// What one stand-in run wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ran {
+    /// The stand-in's process id (its `sleep` keeps it).
+    pid: u32,
+    agent: String,
+    /// `AGENT_RESUME_PANE` (`-` when unset: panes the user opened).
+    pane_env: String,
+    cwd: PathBuf,
+    /// The id it reported (`-` when it was resumed and reported none).
+    reported: String,
+    argv: Vec<String>,
+}
+
+/// A pane of a running server.
+#[derive(Clone, Debug)]
+struct Live {
+    session: String,
+    window: u32,
+    index: u32,
+    target: String,
+    stable: String,
+    pid: u32,
+    active: bool,
+    window_active: bool,
+}
+
+/// One test's world: a temporary root holding the private `HOME` (rc files,
+/// database, telemetry, history), the stand-ins, their run files and the
+/// pane directories; and a private tmux server started with exactly the
+/// world's environment.
+struct World {
+    // Declared first: dropped (the server killed) before the directory goes.
+    tmux: Tmux,
+    dir: tempfile::TempDir,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl World {
+    fn new() -> World {
+        for tool in ["tmux", "bash", "zsh", "fish", "sleep", "sh"] {
+            require(tool);
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_owned();
+        assert!(
+            !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
+            "temp paths are written into rc files and JSON unquoted: {root:?}"
+        );
+        let home = root.join("home");
+        for d in [
+            home.join(".config/fish"),
+            home.join(".local/share/fish"),
+            root.join("bin"),
+            root.join("ran"),
+            root.join("w"),
+        ] {
+            fs::create_dir_all(d).expect("mkdir");
+        }
+        for (name, text) in [("claude", CLAUDE), ("codex", CODEX), ("gemini", GEMINI)] {
+            let p = root.join("bin").join(name);
+            fs::write(&p, text).expect("writes a stand-in");
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        // Each shell's integration comes from its own rc file, as a user
+        // installs it; history is written as each line is accepted (zsh,
+        // fish) or at each prompt (bash), so the files can be read live.
+        fs::write(
+            home.join(".bashrc"),
+            "PS1='bash$ '\nHISTFILE=~/.bash_history\nPROMPT_COMMAND='history -a'\n\
+             eval \"$(agent-resume init bash)\"\n",
+        )
+        .expect("writes .bashrc");
+        fs::write(
+            home.join(".zshrc"),
+            "PS1='zsh%% '\nHISTFILE=~/.zsh_history\nHISTSIZE=1000\nSAVEHIST=1000\n\
+             setopt INC_APPEND_HISTORY\neval \"$(agent-resume init zsh)\"\n",
+        )
+        .expect("writes .zshrc");
+        fs::write(
+            home.join(".config/fish/config.fish"),
+            "function fish_prompt\n    printf 'fish> '\nend\nfunction fish_greeting\nend\n\
+             agent-resume init fish | source\n",
+        )
+        .expect("writes config.fish");
+        fs::write(
+            home.join(".tmux.conf"),
+            "set -g default-command \"bash -i\"\n\
+             run-shell 'agent-resume init tmux | tmux source-file -'\n",
+        )
+        .expect("writes .tmux.conf");
+
+        let bin_dir = agent_resume().parent().expect("the binary's folder");
+        let path = std::env::join_paths([
+            root.join("bin"),
+            bin_dir.to_owned(),
+            PathBuf::from("/usr/local/bin"),
+            PathBuf::from("/usr/bin"),
+            PathBuf::from("/bin"),
+        ])
+        .expect("a PATH");
+        let os = |s: &str| OsString::from(s);
+        let env = vec![
+            (os("HOME"), home.into_os_string()),
+            (os("PATH"), path),
+            (os("SHELL"), require("bash").into_os_string()),
+            (os("LANG"), os("C.UTF-8")),
+            (os("TERM"), os("xterm-256color")),
+            (os("STANDIN_RAN"), root.join("ran").into_os_string()),
+            (os("AGENT_RESUME"), os("1")),
+            (os(MARKER), root.clone().into_os_string()),
+        ];
+        let tmux = Tmux::private(&root.join("home/.tmux.conf"), env.clone());
+        World { tmux, dir, env }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    fn db(&self) -> PathBuf {
+        self.home()
+            .join(".local/share/agent-resume/recordings.sqlite3")
+    }
+
+    fn telemetry(&self) -> PathBuf {
+        self.home()
+            .join(".local/state/agent-resume/telemetry.jsonl")
+    }
+
+    fn pane_dir(&self, spec: &Spec) -> PathBuf {
+        self.root().join("w").join(spec.dir)
+    }
+
+    /// `agent-resume` with the world's environment, `AGENT_RESUME` set to
+    /// `flag`, reaching the world's tmux server by socket name.
+    fn cli<S: AsRef<OsStr>>(&self, flag: &str, args: &[S]) -> Output {
+        Command::new(agent_resume())
+            .args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env("TMUX_TMPDIR", self.tmux.tmpdir())
+            .env("AGENT_RESUME", flag)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs agent-resume")
+    }
+
+    fn cli_ok<S: AsRef<OsStr>>(&self, flag: &str, args: &[S]) -> (String, String) {
+        let out = self.cli(flag, args);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert!(
+            out.status.success(),
+            "agent-resume {:?} failed:\n{}{}",
+            args.iter()
+                .map(|a| a.as_ref().to_owned())
+                .collect::<Vec<_>>(),
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        (text(&out.stdout), text(&out.stderr))
+    }
+
+    /// Every stand-in run so far, by its file name.
+    fn runs(&self) -> BTreeMap<String, Ran> {
+        let mut out = BTreeMap::new();
+        for entry in fs::read_dir(self.root().join("ran")).expect("reads ran/") {
+            let entry = entry.expect("a ran/ entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".part") {
+                continue;
+            }
+            let text = fs::read_to_string(entry.path()).expect("reads a run file");
+            let mut lines = text.lines().map(str::to_owned);
+            let mut next = || lines.next().expect("a complete run file");
+            let pid = name
+                .rsplit('.')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or_else(|| panic!("a run file named <agent>.<pid>: {name}"));
+            let ran = Ran {
+                pid,
+                agent: next(),
+                pane_env: next(),
+                cwd: PathBuf::from(next()),
+                reported: next(),
+                argv: lines.collect(),
+            };
+            out.insert(name, ran);
+        }
+        out
+    }
+
+    /// Every pane of the running server.
+    fn live(&self) -> Vec<Live> {
+        let text = self.tmux.ok(&[
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t\
+             #{@agent_resume_pane}\t#{pane_pid}\t#{pane_active}\t#{window_active}",
+        ]);
+        text.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert_eq!(f.len(), 8, "a list-panes line: {l:?}");
+                Live {
+                    session: f[0].to_owned(),
+                    window: f[1].parse().unwrap(),
+                    index: f[2].parse().unwrap(),
+                    target: f[3].to_owned(),
+                    stable: f[4].to_owned(),
+                    pid: f[5].parse().unwrap(),
+                    active: f[6] == "1",
+                    window_active: f[7] == "1",
+                }
+            })
+            .collect()
+    }
+
+    /// Waits until the last non-empty line of `target`'s screen is `sh`'s
+    /// prompt alone: the shell sourced its rc file, ran its first-prompt
+    /// hooks and waits for input.
+    fn wait_prompt(&self, target: &str, sh: Sh, what: &str) -> String {
+        self.tmux
+            .wait_screen(target, &format!("{what}: the {} prompt", sh.name()), |s| {
+                s.lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .is_some_and(|l| l.trim_end() == sh.prompt())
+            })
+    }
+
+    /// The process ids of every process that carries this world's marker.
+    fn ours(&self) -> Vec<(u32, String)> {
+        let needle = {
+            let mut n = format!("{MARKER}=").into_bytes();
+            n.extend_from_slice(self.root().as_os_str().as_encoded_bytes());
+            n
+        };
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").expect("reads /proc").flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(environ) = fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ.split(|b| *b == 0).any(|kv| kv == needle.as_slice()) {
+                let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                found.push((pid, cmdline));
+            }
+        }
+        found
+    }
+
+    /// Waits until no `agent-resume tmux save` started by the world's tmux
+    /// hooks is running: the snapshot stops moving.
+    fn wait_saves_settled(&self) {
+        wait_for("the hooks' background `tmux save` runs to finish", || {
+            self.ours()
+                .iter()
+                .all(|(_, cmd)| !cmd.contains("tmux save"))
+                .then_some(())
+        });
+    }
+
+    /// The saved tmux snapshot, as stored.
+    fn snapshot_text(&self) -> String {
+        let db = rusqlite::Connection::open_with_flags(
+            self.db(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("opens the database");
+        db.query_row(
+            "SELECT layout FROM host_layouts WHERE host = 'tmux'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("a saved tmux snapshot")
+    }
+
+    /// `(pane, session id)` of every recording.
+    fn recordings(&self) -> BTreeMap<String, String> {
+        let db = rusqlite::Connection::open_with_flags(
+            self.db(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("opens the database");
+        let mut st = db
+            .prepare("SELECT pane, session_id FROM agent_sessions")
+            .unwrap();
+        let rows = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<BTreeMap<String, String>, _>>()
+            .unwrap();
+        rows
+    }
+
+    /// The panes with an armed line.
+    fn armed(&self) -> Vec<String> {
+        let db = rusqlite::Connection::open_with_flags(
+            self.db(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("opens the database");
+        let mut st = db.prepare("SELECT pane FROM armed").unwrap();
+        let rows = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<Vec<String>, _>>()
+            .unwrap();
+        rows
+    }
+
+    /// Every telemetry event as `(agent, outcome, posture_carried)`, sorted.
+    fn events(&self) -> Vec<(String, String, bool)> {
+        let text = match fs::read_to_string(self.telemetry()) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => panic!("cannot read the telemetry file: {e}"),
+        };
+        let mut events: Vec<_> = text
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("a telemetry line is JSON");
+                (
+                    v["agent"].as_str().expect("agent").to_owned(),
+                    v["outcome"].as_str().expect("outcome").to_owned(),
+                    v["posture_carried"].as_bool().expect("posture_carried"),
+                )
+            })
+            .collect();
+        events.sort();
+        events
+    }
+
+    /// Polls until no process this world started is left — shells,
+    /// stand-ins (their `sleep`), hook runs — once its server is gone.
+    fn wait_all_gone(&self) {
+        let mut last = Vec::new();
+        let gone = (0..600).any(|_| {
+            last = self.ours();
+            if last.is_empty() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            false
+        });
+        assert!(
+            gone,
+            "processes started by the test outlived its tmux server: {last:?}"
+        );
+    }
+
+    /// Kills the server and checks that nothing the world started is left.
+    fn finish(self) {
+        self.tmux.kill_server();
+        self.wait_all_gone();
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        // On a failed test: no server (the harness kills it) and no process
+        // of this world — each one ours by the marker in its environment,
+        // ended by its id — outlives it.
+        if std::thread::panicking() {
+            self.tmux.kill_server();
+            for (pid, _) in self.ours() {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
+/// The environment variable marking every process a world starts.
+const MARKER: &str = "AGENT_RESUME_E2E_WORLD";
+
+/// The scenario, built and saved: what the test needs to know about it.
+struct Built {
+    /// Stable pane id of each role.
+    stable: BTreeMap<Role, String>,
+    /// The session id each agent pane's stand-in reported.
+    reported: BTreeMap<Role, String>,
+    /// The stand-in runs before the restart.
+    runs_before: BTreeMap<String, Ran>,
+}
+
+/// Builds the scenario on the world's server, as a user would, saves it,
+/// deletes the scratch directory, kills the server, and backdates the
+/// stale pane's recording.
+fn build_and_kill(w: &World, specs: &[Spec]) -> Built {
+    for spec in specs {
+        fs::create_dir_all(w.pane_dir(spec)).expect("mkdir a pane directory");
+    }
+    // Sessions (sized as a roomy terminal), windows and split panes, tiled
+    // as they are split; `-d` keeps window 0 current and pane 0 active
+    // everywhere.
+    let mut target: BTreeMap<Role, String> = BTreeMap::new();
+    for spec in specs {
+        let dir = w.pane_dir(spec);
+        let dir = dir.to_str().expect("a UTF-8 temp path");
+        let shell = require(spec.shell.name());
+        let shell = shell.to_str().expect("a UTF-8 shell path");
+        let place = format!("={}:{}", spec.session, spec.window);
+        let mut args: Vec<&str> = match (spec.window, spec.index) {
+            (0, 0) => vec![
+                "new-session",
+                "-d",
+                "-s",
+                spec.session,
+                "-x",
+                "200",
+                "-y",
+                "60",
+            ],
+            (_, 0) => vec!["new-window", "-d", "-t", &place],
+            _ => vec!["split-window", "-d", "-t", &place],
+        };
+        args.extend(["-P", "-F", "#{pane_id}", "-c", dir]);
+        // bash panes run the server's default command (`bash -i`, from
+        // .tmux.conf); zsh and fish are named.
+        if spec.shell != Sh::Bash {
+            args.push(shell);
+        }
+        let t = w.tmux.ok(&args).trim().to_owned();
+        if spec.index > 0 {
+            w.tmux.ok(&["select-layout", "-t", &place, "tiled"]);
+        }
+        target.insert(spec.role, t);
+    }
+    // A client attaches to `alpha` and leaves: `alpha` is the session
+    // attached last, so it lands; `beta` was never attached.
+    let mut client = w
+        .tmux
+        .command()
+        .args(["-C", "attach-session", "-t", "=alpha"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("a control-mode client");
+    wait_for("the client to attach to alpha", || {
+        (w.tmux
+            .ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                "=alpha:",
+                "#{session_attached}",
+            ])
+            .trim()
+            == "1")
+            .then_some(())
+    });
+    let mut stdin = client.stdin.take().expect("the client's stdin");
+    stdin
+        .write_all(b"detach-client\n")
+        .expect("detaches the client");
+    drop(stdin);
+    client.wait().expect("the client exits");
+    wait_for("the client to detach from alpha", || {
+        (w.tmux
+            .ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                "=alpha:",
+                "#{session_attached}",
+            ])
+            .trim()
+            == "0")
+            .then_some(())
+    });
+
+    for spec in specs {
+        w.wait_prompt(&target[&spec.role], spec.shell, &format!("{:?}", spec.role));
+    }
+    // The winner reports its id first and the loser later: the landing
+    // session, not the newer observation, decides the claim.
+    for spec in specs {
+        let Some(typed) = spec.typed else { continue };
+        let before = w.runs().len();
+        w.tmux.type_line(&target[&spec.role], typed);
+        wait_for(&format!("the {:?} stand-in to report", spec.role), || {
+            (w.runs().len() > before).then_some(())
+        });
+    }
+    let runs_before = w.runs();
+    let mut reported = BTreeMap::new();
+    for spec in specs.iter().filter(|s| s.typed.is_some()) {
+        let dir = w.pane_dir(spec);
+        let run = runs_before
+            .values()
+            .find(|r| r.cwd == dir)
+            .unwrap_or_else(|| panic!("no stand-in ran for {:?}: {runs_before:#?}", spec.role));
+        assert_eq!(
+            run.pane_env, "-",
+            "a pane the user opened has no AGENT_RESUME_PANE"
+        );
+        assert_ne!(
+            run.reported, "-",
+            "{:?} reported a new conversation",
+            spec.role
+        );
+        reported.insert(spec.role, run.reported.clone());
+    }
+    for role in [Role::Winner, Role::Loser] {
+        if let Some(id) = reported.get(&role) {
+            assert_eq!(id, SHARED_ID, "{role:?} claims the shared id");
+        }
+    }
+
+    w.wait_saves_settled();
+    w.cli_ok("1", &["tmux", "save", "-L", w.tmux.socket()]);
+    let mut stable = BTreeMap::new();
+    for spec in specs {
+        let id = w
+            .tmux
+            .ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                &target[&spec.role],
+                "#{@agent_resume_pane}",
+            ])
+            .trim()
+            .to_owned();
+        assert_eq!(
+            id.len(),
+            36,
+            "{:?} has a stable id after a save: {id:?}",
+            spec.role
+        );
+        stable.insert(spec.role, id);
+    }
+    assert_eq!(
+        stable.values().collect::<BTreeSet<_>>().len(),
+        specs.len(),
+        "stable ids are distinct: {stable:?}"
+    );
+    // What capture stored: one recording per agent pane, under its stable
+    // id, with the id its agent reported.
+    let recorded = w.recordings();
+    let expected: BTreeMap<String, String> = reported
+        .iter()
+        .map(|(role, id)| (stable[role].clone(), id.clone()))
+        .collect();
+    assert_eq!(
+        recorded, expected,
+        "recordings by pane (stable ids {stable:?})"
+    );
+
+    // What the snapshot holds: every pane with its shell, and `alpha`
+    // attached more recently than `beta`.
+    let snap_text = w.snapshot_text();
+    let snap: Value = serde_json::from_str(&snap_text).expect("the snapshot is JSON");
+    let sessions = snap["sessions"].as_array().expect("sessions");
+    let last_attached = |name: &str| {
+        sessions
+            .iter()
+            .find(|s| s["name"] == name)
+            .and_then(|s| s["last_attached"].as_i64())
+            .unwrap_or_else(|| panic!("session {name} in the snapshot: {snap_text}"))
+    };
+    if specs.iter().any(|s| s.session == "beta") {
+        assert!(
+            last_attached("alpha") > last_attached("beta"),
+            "alpha was attached last: {snap_text}"
+        );
+    }
+    for spec in specs {
+        let pane = sessions
+            .iter()
+            .flat_map(|s| s["windows"].as_array().into_iter().flatten())
+            .flat_map(|w| w["panes"].as_array().into_iter().flatten())
+            .find(|p| p["id"] == stable[&spec.role].as_str())
+            .unwrap_or_else(|| panic!("{:?} in the snapshot: {snap_text}", spec.role));
+        assert_eq!(
+            pane["shell"],
+            spec.shell.name(),
+            "the snapshot keeps {:?}'s shell: {snap_text}",
+            spec.role
+        );
+    }
+
+    // The restart: the scratch directory goes, then the server dies.
+    if let Some(gone) = specs.iter().find(|s| s.role == Role::DirGone) {
+        fs::remove_dir_all(w.pane_dir(gone)).expect("deletes the scratch directory");
+    }
+    w.tmux.kill_server();
+    // Every shell and stand-in ends with its pane (bash and fish write
+    // their history as they go); nothing of the world runs any more.
+    w.wait_all_gone();
+    assert_eq!(
+        w.snapshot_text(),
+        snap_text,
+        "the server's teardown did not change the saved snapshot"
+    );
+    // The stale pane's recording was observed more than 12 h ago.
+    if let Some(pane) = stable.get(&Role::Stale) {
+        let db = rusqlite::Connection::open(w.db()).expect("opens the database");
+        let changed = db
+            .execute(
+                "UPDATE agent_sessions SET observed_at = observed_at - ?1 WHERE pane = ?2",
+                rusqlite::params![STALE_BY_MS, pane],
+            )
+            .expect("backdates the stale recording");
+        assert_eq!(changed, 1, "the stale pane has one recording");
+    }
+    Built {
+        stable,
+        reported,
+        runs_before,
+    }
+}
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| (*w).to_owned()).collect()
+}
+
+/// The resume argv each resumable role must receive (program word first),
+/// and whether it carries posture flags.
+fn expected_resumes(b: &Built) -> BTreeMap<Role, (Vec<String>, bool)> {
+    let id = |r: Role| b.reported.get(&r).map_or("", String::as_str);
+    let mut all = BTreeMap::from([
+        (
+            Role::Winner,
+            (
+                argv(&[
+                    "claude",
+                    "--model",
+                    "opus",
+                    "--permission-mode",
+                    "acceptEdits",
+                    "--resume",
+                    SHARED_ID,
+                ]),
+                true,
+            ),
+        ),
+        (
+            Role::Codex,
+            (
+                argv(&[
+                    "codex",
+                    "--model",
+                    "gpt-5",
+                    "--sandbox",
+                    "workspace-write",
+                    "resume",
+                    id(Role::Codex),
+                ]),
+                true,
+            ),
+        ),
+        (
+            Role::Gemini,
+            (
+                argv(&[
+                    "gemini",
+                    "--model",
+                    "gemini-2.5-pro",
+                    "--resume",
+                    id(Role::Gemini),
+                ]),
+                false,
+            ),
+        ),
+        (
+            Role::Stale,
+            (
+                argv(&["claude", "--model", "opus", "--resume", id(Role::Stale)]),
+                false,
+            ),
+        ),
+    ]);
+    all.retain(|role, _| b.stable.contains_key(role));
+    all
+}
+
+/// Runs of `runs` that are not in `before`.
+fn new_runs(runs: &BTreeMap<String, Ran>, before: &BTreeMap<String, Ran>) -> Vec<Ran> {
+    runs.iter()
+        .filter(|(k, _)| !before.contains_key(*k))
+        .map(|(_, r)| r.clone())
+        .collect()
+}
+
+fn ev(agent: &str, outcome: &str, posture: bool) -> (String, String, bool) {
+    (agent.to_owned(), outcome.to_owned(), posture)
+}
+
+/// The whole scenario: two sessions, four windows, eight panes in bash,
+/// zsh and fish; `save`, kill, `restore --recreate`; then a second restore;
+/// then the shells' history.
+#[test]
+fn restore_recreate_resumes_each_agent_pane_once_and_only_where_safe() {
+    let w = World::new();
+    let specs = specs();
+    let b = build_and_kill(&w, &specs);
+    let role_of = |stable: &str| {
+        b.stable
+            .iter()
+            .find(|(_, s)| s.as_str() == stable)
+            .map(|(r, _)| *r)
+    };
+
+    // ---- the restore ------------------------------------------------------
+    let (stdout, stderr) = w.cli_ok(
+        "1",
+        &[
+            "tmux",
+            "restore",
+            "-L",
+            w.tmux.socket(),
+            "--recreate",
+            "--json",
+        ],
+    );
+    let plans: Vec<Value> = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("restore --json prints the plan ({e}):\n{stdout}\n{stderr}"));
+    let expected = expected_resumes(&b);
+    let verdicts: BTreeMap<Role, &Value> = plans
+        .iter()
+        .map(|p| {
+            let pane = p["pane"].as_str().expect("pane");
+            let role = role_of(pane).unwrap_or_else(|| panic!("a pane of the scenario: {p}"));
+            (role, p)
+        })
+        .collect();
+    assert_eq!(
+        verdicts.len(),
+        specs.len(),
+        "one verdict per saved pane:\n{stdout}\n{stderr}"
+    );
+    for spec in &specs {
+        let p = verdicts[&spec.role];
+        match expected.get(&spec.role) {
+            Some((argv, posture)) => {
+                assert_eq!(p["verdict"], "resume", "{:?}: {p}", spec.role);
+                assert_eq!(p["argv"], serde_json::json!(argv), "{:?}: {p}", spec.role);
+                assert_eq!(p["posture_carried"], *posture, "{:?}: {p}", spec.role);
+            }
+            None => {
+                let reason = match spec.role {
+                    Role::Loser => "duplicate_claim_lost",
+                    Role::DirGone => "directory_gone",
+                    _ => "no_recording",
+                };
+                assert_eq!(p["verdict"], "skip", "{:?}: {p}", spec.role);
+                assert_eq!(p["reason"], reason, "{:?}: {p}", spec.role);
+            }
+        }
+    }
+
+    // Each resumable pane's stand-in starts with exactly its resume argv, in
+    // its own pane (its stable id) and directory.
+    let resumed: BTreeMap<Role, Ran> = wait_for("every resumed stand-in to start", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (fresh.len() >= expected.len()).then_some(fresh)
+    })
+    .into_iter()
+    .map(|r| {
+        let role =
+            role_of(&r.pane_env).unwrap_or_else(|| panic!("a resumed run names its pane: {r:?}"));
+        (role, r)
+    })
+    .collect();
+    assert_eq!(
+        resumed.keys().copied().collect::<Vec<_>>(),
+        expected.keys().copied().collect::<Vec<_>>(),
+        "exactly the resumable panes started an agent: {resumed:#?}"
+    );
+    for (role, (argv, _)) in &expected {
+        let r = &resumed[role];
+        let spec = specs.iter().find(|s| s.role == *role).unwrap();
+        assert_eq!(r.agent, argv[0], "{role:?}");
+        assert_eq!(r.argv, argv[1..], "{role:?} resumed with exactly its argv");
+        assert_eq!(r.cwd, w.pane_dir(spec), "{role:?} resumed in its directory");
+        assert_eq!(r.reported, "-", "{role:?} was resumed, not started anew");
+    }
+
+    // Every saved pane is back, once, in its place and with its shell; the
+    // landing session's current window and active pane are restored.
+    let live = w.live();
+    assert_eq!(
+        live.len(),
+        specs.len(),
+        "exactly the saved panes are back: {live:#?}"
+    );
+    let at: BTreeMap<Role, &Live> = live
+        .iter()
+        .map(|l| {
+            let role = role_of(&l.stable)
+                .unwrap_or_else(|| panic!("a recreated pane keeps its stable id: {l:?}"));
+            (role, l)
+        })
+        .collect();
+    assert_eq!(at.len(), specs.len(), "no pane came back twice: {live:#?}");
+    for spec in &specs {
+        let l = at[&spec.role];
+        assert_eq!(
+            (l.session.as_str(), l.window, l.index),
+            (spec.session, spec.window, spec.index),
+            "{:?} is back in its place",
+            spec.role
+        );
+        let comm = fs::read_to_string(format!("/proc/{}/comm", l.pid)).unwrap_or_default();
+        assert_eq!(
+            comm.trim(),
+            spec.shell.name(),
+            "{:?} is back in its shell",
+            spec.role
+        );
+        if spec.window == 0 {
+            assert!(l.window_active, "{:?}: window 0 is current", spec.role);
+        }
+        if spec.index == 0 {
+            assert!(l.active, "{:?}: pane 0 is active", spec.role);
+        }
+    }
+
+    // The loser of the claim, the pane whose directory is gone and the
+    // plain shells are shells at their first prompt with nothing typed or
+    // printed by agent-resume, and no stand-in ran in them.
+    for role in [Role::Loser, Role::DirGone, Role::PlainBash, Role::PlainZsh] {
+        let spec = specs.iter().find(|s| s.role == role).unwrap();
+        let screen = w.wait_prompt(&at[&role].target, spec.shell, &format!("{role:?}"));
+        let text: Vec<&str> = screen
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            text,
+            [spec.shell.prompt()],
+            "{role:?} is a fresh shell with nothing typed into it"
+        );
+        assert!(!resumed.contains_key(&role), "no stand-in ran in {role:?}");
+    }
+    // Every pane has passed its first prompt: no other stand-in started.
+    assert_eq!(
+        new_runs(&w.runs(), &b.runs_before).len(),
+        expected.len(),
+        "only the resumable panes started an agent"
+    );
+    for (role, l) in &at {
+        let screen = w.tmux.screen(&l.target);
+        for needle in ["agent-resume", "AGENT_RESUME", "take --pane"] {
+            assert!(
+                !screen.contains(needle),
+                "{role:?} shows {needle:?}:\n{screen}"
+            );
+        }
+    }
+
+    // Telemetry: one event per pane that had a recording — the four
+    // resumes at take (posture carried only where fresh), the lost claim
+    // and the gone directory at restore.
+    let expected_events = {
+        let mut e = vec![
+            ev("claude", "resumed", true),
+            ev("codex", "resumed", true),
+            ev("gemini", "resumed", false),
+            ev("claude", "resumed", false),
+            ev("claude", "duplicate_claim_lost", false),
+            ev("claude", "directory_gone", false),
+        ];
+        e.sort();
+        e
+    };
+    assert_eq!(w.events(), expected_events, "telemetry after the restore");
+    assert!(
+        w.armed().is_empty(),
+        "every armed line was taken: {:?}",
+        w.armed()
+    );
+
+    // ---- a second restore resumes nothing twice --------------------------
+    let telemetry = fs::read(w.telemetry()).expect("reads telemetry");
+    let runs = w.runs();
+    let (stdout2, stderr2) = w.cli_ok(
+        "1",
+        &[
+            "tmux",
+            "restore",
+            "-L",
+            w.tmux.socket(),
+            "--recreate",
+            "--json",
+        ],
+    );
+    let plans2: Vec<Value> = serde_json::from_str(&stdout2)
+        .unwrap_or_else(|e| panic!("restore --json prints the plan ({e}):\n{stdout2}\n{stderr2}"));
+    assert!(
+        plans2.is_empty(),
+        "a second restore plans no pane: {plans2:?}"
+    );
+    assert!(w.armed().is_empty(), "a second restore arms nothing");
+    let live2 = w.live();
+    assert_eq!(
+        live2
+            .iter()
+            .map(|l| (&l.target, &l.stable))
+            .collect::<Vec<_>>(),
+        live.iter()
+            .map(|l| (&l.target, &l.stable))
+            .collect::<Vec<_>>(),
+        "a second restore creates no pane"
+    );
+
+    // ---- history ----------------------------------------------------------
+    // Each resumed agent ends (its `sleep`, started by this test, is sent
+    // SIGTERM by its id); then a marker line is typed in every pane, and
+    // once each shell's history file holds its markers, no history file
+    // holds a resume line.
+    for role in expected.keys() {
+        let status = Command::new("kill")
+            .args(["-TERM", &resumed[role].pid.to_string()])
+            .status()
+            .expect("runs kill");
+        assert!(status.success(), "{role:?}'s stand-in was still running");
+    }
+    let mut markers: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for spec in &specs {
+        let target = &at[&spec.role].target;
+        w.wait_prompt(
+            target,
+            spec.shell,
+            &format!("{:?} after the agent", spec.role),
+        );
+        let marker = format!("history-marker-{:?}", spec.role).to_lowercase();
+        w.tmux.type_line(target, &format!("echo {marker}"));
+        w.tmux
+            .wait_screen(target, &format!("{marker} echoed"), |s| {
+                s.lines().any(|l| l.trim_end() == marker)
+            });
+        markers.entry(spec.shell.name()).or_default().push(marker);
+    }
+    for sh in [Sh::Bash, Sh::Zsh, Sh::Fish] {
+        let path = w.home().join(sh.history());
+        let history = wait_for(
+            &format!("{} history to hold its markers", sh.name()),
+            || {
+                let text = fs::read_to_string(&path).unwrap_or_default();
+                markers[sh.name()]
+                    .iter()
+                    .all(|m| text.contains(&format!("echo {m}")))
+                    .then_some(text)
+            },
+        );
+        for needle in ["AGENT_RESUME_LINE", "--resume", " resume ", "agent-resume"] {
+            assert!(
+                !history.contains(needle),
+                "{} history holds {needle:?}:\n{history}",
+                sh.name()
+            );
+        }
+    }
+
+    // Still nothing ran twice and nothing more was reported.
+    assert_eq!(w.runs(), runs, "no stand-in ran again");
+    assert_eq!(
+        fs::read(w.telemetry()).expect("reads telemetry"),
+        telemetry,
+        "no telemetry after the second restore"
+    );
+    w.finish();
+}
+
+/// Every file under `root` with its bytes, and every directory.
+fn tree(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("reads a directory").flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().expect("a file type");
+            if kind.is_dir() {
+                stack.push(path.clone());
+                out.insert(path, None);
+            } else {
+                let bytes = fs::read(&path).unwrap_or_default();
+                out.insert(path, Some(bytes));
+            }
+        }
+    }
+    out
+}
+
+/// The same scenario restored with `AGENT_RESUME=0`: `restore` says it is
+/// disabled and returns before anything else (src/cmd/tmux.rs), so no tmux
+/// server, pane or agent is started and no file under the world changes.
+#[test]
+fn with_the_feature_flag_off_restore_recreates_writes_and_starts_nothing() {
+    let w = World::new();
+    let b = build_and_kill(&w, &specs());
+    let before = tree(w.root());
+
+    // `AGENT_RESUME=0`: restore says it is disabled and returns before it
+    // opens the database, plans, arms, reports or talks to tmux.
+    let out = w.cli(
+        "0",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "restore with the flag off: {stderr}");
+    assert!(out.stdout.is_empty(), "no plan printed");
+    assert_eq!(
+        stderr.trim_end(),
+        "agent-resume: disabled (by AGENT_RESUME in the environment); nothing restored"
+    );
+    assert!(
+        !w.tmux.running(),
+        "no session, window or pane was recreated"
+    );
+    // The hooks' save is off too.
+    w.cli_ok("0", &["tmux", "save", "-L", w.tmux.socket()]);
+    assert!(w.ours().is_empty(), "no agent or shell was started");
+    let after = tree(w.root());
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "no file created or removed"
+    );
+    for (path, bytes) in &before {
+        assert!(after[path] == *bytes, "{} changed", path.display());
+    }
+    assert!(w.events().is_empty(), "no telemetry");
+    assert_eq!(w.runs(), b.runs_before, "no stand-in ran");
+
+    // The same database with the flag on would resume the four agents: the
+    // flag, not an empty scenario, is why nothing happened.
+    let (stdout, _) = w.cli_ok(
+        "1",
+        &[
+            "tmux",
+            "restore",
+            "-L",
+            w.tmux.socket(),
+            "--recreate",
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let plans: Vec<Value> = serde_json::from_str(&stdout).expect("a JSON plan");
+    let resumes = plans.iter().filter(|p| p["verdict"] == "resume").count();
+    assert_eq!(resumes, expected_resumes(&b).len(), "{stdout}");
+    assert!(!w.tmux.running(), "a dry run creates nothing");
+    w.finish();
+}
+
+/// `(process group, the terminal's foreground process group)` of `pid`,
+/// from `/proc/<pid>/stat`.
+fn groups(pid: u32) -> Option<(i64, i64)> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state, ppid,
+    // pgrp, session, tty_nr, tpgid, …
+    let rest: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((rest.get(2)?.parse().ok()?, rest.get(5)?.parse().ok()?))
+}
+
+/// A resumed agent must be its pane's foreground job, as a typed command
+/// is. fish never hands the terminal to a job started from an event handler
+/// (`wants_terminal = job_control && !is_event` in fish's job setup), and
+/// `agent-resume init fish` runs the armed line from a `fish_prompt` event
+/// handler: with `status job-control full` the agent gets its own process
+/// group, but the terminal stays with fish.
+#[test]
+fn a_resumed_agent_owns_its_panes_terminal_in_bash_zsh_and_fish() {
+    let w = World::new();
+    let specs: Vec<Spec> = specs()
+        .into_iter()
+        .filter(|s| matches!(s.role, Role::Winner | Role::Codex | Role::Gemini))
+        .collect();
+    let b = build_and_kill(&w, &specs);
+    w.cli_ok(
+        "1",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let expected = expected_resumes(&b);
+    let resumed = wait_for("every resumed stand-in to start", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (fresh.len() >= expected.len()).then_some(fresh)
+    });
+    // A resumed agent is the pane's foreground job, as if typed: Ctrl-C
+    // reaches it, and a real agent reading its terminal is not stopped by
+    // SIGTTIN. Polled: the shell hands the terminal over as it starts it.
+    let shell_of = |r: &Ran| {
+        let role = b
+            .stable
+            .iter()
+            .find(|(_, s)| **s == r.pane_env)
+            .map(|(role, _)| *role)
+            .unwrap_or_else(|| panic!("a resumed run names its pane: {r:?}"));
+        specs
+            .iter()
+            .find(|s| s.role == role)
+            .map(|s| s.shell.name())
+            .unwrap()
+    };
+    let deadline = std::time::Instant::now() + common_tmux::PATIENCE;
+    let mut behind: Vec<String>;
+    loop {
+        behind = resumed
+            .iter()
+            .filter_map(|r| {
+                let (pgrp, fg) = groups(r.pid)?;
+                (pgrp != fg).then(|| {
+                    format!(
+                        "in {}, the resumed {} (pid {}, process group {pgrp}) runs while \
+                         the terminal's foreground process group is {fg}",
+                        shell_of(r),
+                        r.agent,
+                        r.pid
+                    )
+                })
+            })
+            .collect();
+        if behind.is_empty() || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        behind.is_empty(),
+        "a resumed agent is not the foreground job of its pane — Ctrl-C never \
+         reaches it, and an agent that reads its terminal is stopped (SIGTTIN):\n{}",
+        behind.join("\n")
+    );
+    w.finish();
+}
+
+/// `restore --recreate` creates each session detached at tmux's default
+/// size (80x24) and splits every window's first pane again and again; a
+/// sixth pane no longer fits (`no space for new pane`), and the error ends
+/// the whole restore.
+#[test]
+fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
+    // Six tiled panes in one window of a 200x60 session — five plain bash
+    // shells and codex in the last one.
+    let w = World::new();
+    let fill = |index: u32, dir: &'static str| Spec {
+        role: Role::Filler(index),
+        session: "alpha",
+        window: 0,
+        index,
+        shell: Sh::Bash,
+        dir,
+        typed: None,
+    };
+    let mut specs = vec![
+        fill(0, "fill-0"),
+        fill(1, "fill-1"),
+        fill(2, "fill-2"),
+        fill(3, "fill-3"),
+        fill(4, "fill-4"),
+    ];
+    specs.push(Spec {
+        role: Role::Codex,
+        session: "alpha",
+        window: 0,
+        index: 5,
+        shell: Sh::Zsh,
+        dir: "alpha-codex",
+        typed: Some("codex -m gpt-5 -s workspace-write"),
+    });
+    let b = build_and_kill(&w, &specs);
+    let out = w.cli(
+        "1",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let live = if w.tmux.running() {
+        w.live()
+    } else {
+        Vec::new()
+    };
+    assert!(
+        out.status.success() && live.len() == specs.len(),
+        "restore --recreate brings back all {} panes of the window; it exited {} with:\n{}\n\
+         and the server has {} panes",
+        specs.len(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        live.len()
+    );
+    let expected = expected_resumes(&b);
+    let resumed = wait_for("the resumed codex to start", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (!fresh.is_empty()).then_some(fresh)
+    });
+    assert_eq!(resumed.len(), 1, "{resumed:#?}");
+    assert_eq!(resumed[0].argv, expected[&Role::Codex].0[1..]);
+    w.finish();
+}

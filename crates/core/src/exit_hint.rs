@@ -62,41 +62,50 @@ fn unquote(word: &str) -> &str {
     word.trim_matches(|c| c == '"' || c == '\'' || c == '`')
 }
 
-/// The id a hint on `line` names for `agent`, if any (the last on the line).
+/// The id a hint on `line` names for `agent`, if any: the last resume
+/// operand that follows one of the agent's program words (launch flags may
+/// sit between them). One pass over the words.
 fn hint_in_line(agent: &AgentDecl, line: &str) -> Option<String> {
     let words: Vec<&str> = line.split_whitespace().map(unquote).collect();
+    let spellings: Vec<&str> = match &agent.resume {
+        ResumeShape::Flag { name, .. } => std::iter::once(name.as_str())
+            .chain(
+                agent
+                    .flag(name)
+                    .into_iter()
+                    .flat_map(|f| f.aliases.iter().map(String::as_str)),
+            )
+            .collect(),
+        ResumeShape::Subcommand(_) => Vec::new(),
+    };
+    let mut program_seen = false;
     let mut found = None;
-    for (i, w) in words.iter().enumerate() {
-        let base = w.rsplit('/').next().unwrap_or(w);
-        if !agent.commands.iter().any(|c| c == base) {
+    for (j, w) in words.iter().enumerate() {
+        if !program_seen {
+            let base = w.rsplit('/').next().unwrap_or(w);
+            program_seen = agent.commands.iter().any(|c| c == base);
             continue;
         }
-        // Launch flags may sit between the program and the resume operand.
-        let rest = &words[i + 1..];
         let id = match &agent.resume {
-            ResumeShape::Flag { name, .. } => {
-                let spellings: Vec<&str> = std::iter::once(name.as_str())
-                    .chain(
-                        agent
-                            .flag(name)
-                            .into_iter()
-                            .flat_map(|f| f.aliases.iter().map(String::as_str)),
-                    )
-                    .collect();
-                rest.iter().enumerate().find_map(|(j, w)| {
-                    if spellings.contains(w) {
-                        rest.get(j + 1).copied()
-                    } else {
-                        spellings
-                            .iter()
-                            .find_map(|s| w.strip_prefix(s).and_then(|v| v.strip_prefix('=')))
-                    }
-                })
+            ResumeShape::Flag { .. } => {
+                if spellings.contains(w) {
+                    words.get(j + 1).copied()
+                } else {
+                    spellings
+                        .iter()
+                        .find_map(|s| w.strip_prefix(s).and_then(|v| v.strip_prefix('=')))
+                }
             }
-            ResumeShape::Subcommand(sub) => rest
-                .windows(sub.len())
-                .position(|win| win.iter().zip(sub).all(|(a, b)| a == b))
-                .and_then(|j| rest.get(j + sub.len()).copied()),
+            ResumeShape::Subcommand(sub) => {
+                let matches = words
+                    .get(j..j + sub.len())
+                    .is_some_and(|win| win.iter().zip(sub).all(|(a, b)| a == b));
+                if matches {
+                    words.get(j + sub.len()).copied()
+                } else {
+                    None
+                }
+            }
         };
         if let Some(id) = id.map(unquote).filter(|id| agent.id_shape.matches(id)) {
             found = Some(id.to_owned());
@@ -128,16 +137,16 @@ fn scrape_where(text: &str, want: impl Fn(&AgentDecl) -> bool) -> Option<(AgentK
         .filter(|a| want(a))
         .collect();
     for i in (0..lines.len()).rev() {
+        // A wrapped id: the line joined with the next one, no space.
+        let joined = lines
+            .get(i + 1)
+            .map(|next| format!("{}{}", lines[i].trim_end(), next.trim_start()));
         for agent in &agents {
             if let Some(id) = hint_in_line(agent, lines[i]) {
                 return Some((agent.kind, id));
             }
-            // A wrapped id: the line joined with the next one, no space.
-            if let Some(next) = lines.get(i + 1) {
-                let joined = format!("{}{}", lines[i].trim_end(), next.trim_start());
-                if let Some(id) = hint_in_line(agent, &joined) {
-                    return Some((agent.kind, id));
-                }
+            if let Some(id) = joined.as_deref().and_then(|j| hint_in_line(agent, j)) {
+                return Some((agent.kind, id));
             }
         }
     }
@@ -207,5 +216,14 @@ mod tests {
     #[test]
     fn unverified_agents_hints_are_not_scraped() {
         assert_eq!(scrape(&format!("cursor-agent --resume={U4}")), None);
+    }
+
+    #[test]
+    fn a_long_line_of_program_words_is_scanned_in_one_pass() {
+        // Quadratic once: every program word rescanned the rest of the line.
+        let text = format!("{}\nclaude --resume {U4}", "claude ".repeat(9300));
+        assert_eq!(scrape(&text), Some((AgentKind::Claude, U4.into())));
+        let text = format!("{}claude --resume {U4}", "claude ".repeat(9300));
+        assert_eq!(scrape(&text), Some((AgentKind::Claude, U4.into())));
     }
 }

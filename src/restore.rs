@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    plan, Event, FsProbe, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored,
+    plan, Event, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput, PostureWindow, Stored,
     TelemetrySink, UnixMillis, Verdict,
 };
 use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup};
@@ -115,10 +115,25 @@ pub fn decide(
 
 /// Arms every resumable pane and emits one event per skipped pane that had
 /// a recording. Returns how many panes were armed.
-pub fn arm_and_report(decided: &Decided, now: UnixMillis, sink: &mut dyn TelemetrySink) -> usize {
+pub fn arm_and_report(
+    decided: &Decided,
+    layout: &Layout,
+    now: UnixMillis,
+    sink: &mut dyn TelemetrySink,
+) -> usize {
     if !decided.enabled {
         return 0;
     }
+    // What the host already knows at restore about a pane's input: such a
+    // pane is refused now, as `take` would refuse it, and nothing is armed.
+    let busy: BTreeMap<PaneId, Outcome> = layout
+        .panes()
+        .filter_map(|(spec, _)| match (spec.has_input, spec.queued_command) {
+            (true, _) => Some((spec.id, Outcome::PaneHasInput)),
+            (false, true) => Some((spec.id, Outcome::QueuedCommand)),
+            (false, false) => None,
+        })
+        .collect();
     let mut armed = 0;
     for p in &decided.plans {
         match &p.verdict {
@@ -126,6 +141,15 @@ pub fn arm_and_report(decided: &Decided, now: UnixMillis, sink: &mut dyn Telemet
                 let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
                     continue;
                 };
+                if let Some(outcome) = busy.get(&p.pane) {
+                    sink.emit(&Event::at_take(
+                        rec.agent,
+                        *outcome,
+                        false,
+                        Some(rec.observed_at.until(now)),
+                    ));
+                    continue;
+                }
                 let Some(store) = &decided.store else {
                     continue;
                 };

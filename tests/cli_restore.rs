@@ -1514,3 +1514,42 @@ fn a_layout_with_an_unknown_key_is_refused_before_anything_is_touched() {
     assert_eq!(env.count("agent_sessions"), 10, "no sweep");
     assert!(!env.telemetry().exists());
 }
+
+#[test]
+fn a_pane_the_layout_says_has_input_is_refused_at_restore_and_nothing_is_armed_for_it() {
+    let env = Env::new();
+    let l = reasons(&env, true);
+    // The host already knows the user typed into the resumable pane, and that
+    // it queued a command in the second one.
+    let mut doc: Value = serde_json::from_str(&fs::read_to_string(&l).unwrap()).unwrap();
+    for w in doc["windows"].as_array_mut().unwrap() {
+        for t in w["tabs"].as_array_mut().unwrap() {
+            for p in t["panes"].as_array_mut().unwrap() {
+                if p["id"] == json!(pane(RESUMES)) {
+                    p["has_input"] = json!(true);
+                }
+                if p["id"] == json!(pane(SECOND)) {
+                    p["queued_command"] = json!(true);
+                }
+            }
+        }
+    }
+    fs::write(&l, serde_json::to_vec(&doc).unwrap()).unwrap();
+    assert!(env.restore(&l).status.success());
+    assert_eq!(env.count("armed"), 0, "nothing armed for a pane with input");
+    assert_eq!(env.take(&pane(RESUMES), &[]).status.code(), Some(1));
+    let outcomes: Vec<String> = env
+        .events()
+        .iter()
+        .map(|e| e["outcome"].as_str().unwrap().to_owned())
+        .filter(|o| o.contains('_') && o != "duplicate_claim_lost")
+        .collect();
+    assert!(
+        outcomes.contains(&"pane_has_input".to_owned()),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes.contains(&"queued_command".to_owned()),
+        "{outcomes:?}"
+    );
+}

@@ -386,7 +386,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
     let keep: HashSet<_> = layout.panes().map(|(p, _)| p.id).collect();
     let decided = decide(o, &layout, now, true, Some(&keep))?;
     let mut sink = telemetry_file::FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, now, &mut sink);
+    arm_and_report(&decided, &layout, now, &mut sink);
     print_plan(&decided.plans);
     println!("\n== 3. each resumed pane's shell takes its line at the first prompt ==");
     for pane in &panes {

@@ -120,7 +120,7 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
     }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
-        arm_and_report(&decided, now, &mut sink);
+        arm_and_report(&decided, &layout, now, &mut sink);
     }
     print(&decided.plans, args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -230,7 +230,7 @@ pub fn restore_server(
     }
     // Arm before any pane exists: a new pane's first prompt takes its line.
     let mut sink = FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, now, &mut sink);
+    arm_and_report(&decided, &layout, now, &mut sink);
 
     if recreate {
         recreate_missing(tmux, &snap, &fates)?;

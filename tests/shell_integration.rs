@@ -28,7 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common_tmux::{require, wait_for, Tmux};
+use common_tmux::{require, wait_for, Sh, Tmux};
 use serde_json::{json, Value};
 
 /// The pane id every shell is started with.
@@ -39,23 +39,6 @@ const ID_B: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
 
 /// Every shell's prompt (rc files set it), so the harness can count prompts.
 const PROMPT: &str = "READY$";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sh {
-    Bash,
-    Zsh,
-    Fish,
-}
-
-impl Sh {
-    fn name(self) -> &'static str {
-        match self {
-            Sh::Bash => "bash",
-            Sh::Zsh => "zsh",
-            Sh::Fish => "fish",
-        }
-    }
-}
 
 /// One test's world: a temporary directory with the fake agent, the
 /// database, config and state, the rc files, and a private tmux server.

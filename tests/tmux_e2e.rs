@@ -35,7 +35,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common_tmux::{require, wait_for, Tmux};
+use common_tmux::{require, wait_for, Sh, Tmux};
 use serde_json::Value;
 
 /// The claude session id two panes claim.
@@ -92,22 +92,7 @@ fn agent_resume() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agent-resume"))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sh {
-    Bash,
-    Zsh,
-    Fish,
-}
-
 impl Sh {
-    fn name(self) -> &'static str {
-        match self {
-            Sh::Bash => "bash",
-            Sh::Zsh => "zsh",
-            Sh::Fish => "fish",
-        }
-    }
-
     /// The prompt each rc file sets, as `capture-pane` shows it.
     fn prompt(self) -> &'static str {
         match self {

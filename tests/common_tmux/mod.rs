@@ -307,3 +307,25 @@ pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
         std::thread::sleep(POLL);
     }
 }
+
+/// The interactive shells these tests drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sh {
+    /// GNU bash.
+    Bash,
+    /// zsh.
+    Zsh,
+    /// fish.
+    Fish,
+}
+
+impl Sh {
+    /// The program name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sh::Bash => "bash",
+            Sh::Zsh => "zsh",
+            Sh::Fish => "fish",
+        }
+    }
+}

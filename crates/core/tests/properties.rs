@@ -465,9 +465,15 @@ proptest! {
             // Headless flags are looked for past the positional on purpose:
             // a misread there only records nothing.
             (Ok(Extraction::Headless), Ok(Extraction::Interactive { .. })) => {
+                let headless = |n: &str| a.flag(n).is_some_and(|f| f.headless);
                 prop_assert!(tail.iter().any(|w| {
                     let n = w.split_once('=').map_or(w.as_str(), |(n, _)| n);
-                    a.flag(n).is_some_and(|f| f.headless)
+                    // `-p0`, `-cp`: short switches bundled, or a short flag
+                    // with its value attached, as the agents' parsers read them.
+                    let bundled = !w.starts_with("--")
+                        && a.flag(n).is_none()
+                        && w.chars().skip(1).any(|c| headless(&format!("-{c}")));
+                    headless(n) || (w.starts_with('-') && bundled)
                 }), "headless without a headless flag: {:?}", join(&full));
             }
             _ => prop_assert!(false, "{:?} gave {:?}, its head {:?}", join(&full), all, alone),

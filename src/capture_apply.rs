@@ -76,6 +76,21 @@ pub fn apply(store: Store, pane: PaneId, change: Change, now: UnixMillis) -> Res
     })
 }
 
+/// What is noted for an interactive run: the program word (the user's own
+/// path, or the declared word) then the allowlisted flags, never more.
+pub fn noted_argv(
+    agent: &agent_resume_core::AgentDecl,
+    program: Option<String>,
+    flags: Vec<agent_resume_core::RecordedFlag>,
+) -> Vec<String> {
+    let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
+    for f in flags {
+        argv.push(f.name);
+        argv.extend(f.value);
+    }
+    argv
+}
+
 /// How long a noted command line counts for the pane's next hooks.
 const NOTED_FOR: i64 = 24 * 3600 * 1000;
 

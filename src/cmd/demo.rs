@@ -140,20 +140,17 @@ fn set_up(dir: &Path) -> Result<Overrides> {
         home.join(".tmux.conf"),
         "set -g default-command \"bash -i\"\nrun-shell 'agent-resume init tmux | tmux source-file -'\n",
     )?;
-    let vars: [(&str, &std::ffi::OsStr); 10] = [
-        ("HOME", home.as_os_str()),
-        ("PATH", path.as_os_str()),
-        ("SHELL", "/bin/bash".as_ref()),
-        ("LANG", "C.UTF-8".as_ref()),
-        ("XDG_DATA_HOME", dir.join("data").into_os_string().leak()),
-        (
-            "XDG_CONFIG_HOME",
-            dir.join("config").into_os_string().leak(),
-        ),
-        ("XDG_STATE_HOME", dir.join("state").into_os_string().leak()),
-        ("TMUX_TMPDIR", dir.join("tmux").into_os_string().leak()),
-        ("DEMO_DIR", dir.as_os_str()),
-        ("AGENT_RESUME", "1".as_ref()),
+    let vars: [(&str, std::ffi::OsString); 10] = [
+        ("HOME", home.into_os_string()),
+        ("PATH", path),
+        ("SHELL", "/bin/bash".into()),
+        ("LANG", "C.UTF-8".into()),
+        ("XDG_DATA_HOME", dir.join("data").into_os_string()),
+        ("XDG_CONFIG_HOME", dir.join("config").into_os_string()),
+        ("XDG_STATE_HOME", dir.join("state").into_os_string()),
+        ("TMUX_TMPDIR", dir.join("tmux").into_os_string()),
+        ("DEMO_DIR", dir.as_os_str().to_owned()),
+        ("AGENT_RESUME", "1".into()),
     ];
     for (k, v) in vars {
         // Single-threaded here, before anything else runs.

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_resume_core::{quote, AgentKind};
+use agent_resume_discover::Homes;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
@@ -36,34 +37,17 @@ pub struct Args {
     config_file: Option<PathBuf>,
 }
 
-fn home() -> Result<PathBuf> {
-    match std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-    {
-        Some(h) => Ok(h),
-        None => bail!("cannot locate the agent's configuration: set HOME"),
-    }
-}
-
-/// `$VAR` when absolute, else `$HOME/<default>`.
-fn dir_from(var: &str, default: &str) -> Result<PathBuf> {
-    match std::env::var_os(var)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-    {
-        Some(d) => Ok(d),
-        None => Ok(home()?.join(default)),
-    }
-}
-
-fn default_file(agent: AgentKind) -> Result<Option<PathBuf>> {
-    Ok(Some(match agent {
-        AgentKind::Claude => dir_from("CLAUDE_CONFIG_DIR", ".claude")?.join("settings.json"),
+/// Where `agent` reads its hook configuration, under the config home the
+/// discovery crate resolves (`$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`,
+/// `$GEMINI_CLI_HOME`, `$QWEN_HOME`, else their defaults under `HOME`).
+/// `None`: this agent's hooks are not edited automatically.
+fn default_file(agent: AgentKind, homes: &Homes) -> Option<Option<PathBuf>> {
+    let (root, file) = match agent {
+        AgentKind::Claude => (&homes.claude, "settings.json"),
         // GEMINI_CLI_HOME replaces the home directory itself.
-        AgentKind::Gemini => dir_from("GEMINI_CLI_HOME", "")?.join(".gemini/settings.json"),
-        AgentKind::Qwen => dir_from("QWEN_HOME", ".qwen")?.join("settings.json"),
-        AgentKind::Codex => dir_from("CODEX_HOME", ".codex")?.join("config.toml"),
+        AgentKind::Gemini => (&homes.gemini, ".gemini/settings.json"),
+        AgentKind::Qwen => (&homes.qwen, "settings.json"),
+        AgentKind::Codex => (&homes.codex, "config.toml"),
         AgentKind::Opencode
         | AgentKind::Droid
         | AgentKind::Grok
@@ -72,8 +56,9 @@ fn default_file(agent: AgentKind) -> Result<Option<PathBuf>> {
         | AgentKind::Cursor
         | AgentKind::Antigravity
         | AgentKind::Amp
-        | AgentKind::Kimi => return Ok(None),
-    }))
+        | AgentKind::Kimi => return None,
+    };
+    Some(root.as_ref().map(|r| r.join(file)))
 }
 
 fn events(agent: AgentKind) -> &'static [&'static str] {
@@ -281,9 +266,11 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     let agent =
         AgentKind::from_name(&args.agent).context("unknown agent (see `agent-resume agents`)")?;
-    let path = match (args.config_file, default_file(agent)?) {
+    let homes = Homes::from_env(&|k| std::env::var_os(k));
+    let path = match (args.config_file, default_file(agent, &homes)) {
         (Some(p), Some(_)) => p,
-        (None, Some(p)) => p,
+        (None, Some(Some(p))) => p,
+        (None, Some(None)) => bail!("cannot locate the agent's configuration: set HOME"),
         (_, None) => {
             eprintln!("agent-resume: refused: {agent}'s hooks are not edited automatically; see docs/capture.md");
             return Ok(ExitCode::from(EXIT_REFUSED));

@@ -39,14 +39,10 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
     stdin.lock().take(MAX_LINE).read_to_string(&mut text).ok()?;
     let agent = detect(Catalog::embedded(), &text)?;
     let (argv, headless) = match extract(agent, &text).ok()? {
-        Extraction::Interactive { flags, program } => {
-            let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
-            for f in flags {
-                argv.push(f.name);
-                argv.extend(f.value);
-            }
-            (argv, false)
-        }
+        Extraction::Interactive { flags, program } => (
+            crate::capture_apply::noted_argv(agent, program, flags),
+            false,
+        ),
         // Noted so its hooks and its exit leave the pane's recording alone.
         Extraction::Headless => (vec![agent.command().to_owned()], true),
     };

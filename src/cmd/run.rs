@@ -60,11 +60,7 @@ fn prepare(argv: &mut Vec<String>, pane: Option<&str>, o: &Overrides) -> Option<
     let pane = pane_env::resolve(pane).ok()?;
     let store = Store::open(&paths::db(o).ok()?).ok()?;
     let now = when::now();
-    let mut noted = vec![program.unwrap_or_else(|| agent.command().to_owned())];
-    for f in flags {
-        noted.push(f.name);
-        noted.extend(f.value);
-    }
+    let noted = crate::capture_apply::noted_argv(agent, program, flags);
     let _ = store.note(pane, agent.kind, &noted, false, now);
     let flag = agent.launch_id_flag.as_deref()?;
     if resumes(agent, argv) {

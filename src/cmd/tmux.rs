@@ -11,7 +11,7 @@
 //! sits at its prompt, a fixed command holding nothing but the validated
 //! pane id and the history marker is typed into it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -233,7 +233,9 @@ pub fn restore_server(
     arm_and_report(&decided, &layout, now, &mut sink);
 
     if recreate {
-        recreate_missing(tmux, &snap, &fates)?;
+        // Sessions the server still has (listed once, before anything is made).
+        let existing: BTreeSet<&str> = live.iter().map(|p| p.session.as_str()).collect();
+        recreate_missing(tmux, &snap, &fates, &existing);
     }
     let bin = std::env::current_exe()
         .ok()
@@ -257,10 +259,14 @@ pub fn restore_server(
 
 /// Recreates every missing saved session, window and pane, in index order,
 /// then restores window layouts and the current window and pane.
-fn recreate_missing(tmux: &Tmux, snap: &Snapshot, fates: &BTreeMap<PaneId, Fate>) -> Result<()> {
+fn recreate_missing(
+    tmux: &Tmux,
+    snap: &Snapshot,
+    fates: &BTreeMap<PaneId, Fate>,
+    existing: &BTreeSet<&str>,
+) {
     for s in &snap.sessions {
-        let mut session_made =
-            tmux.running() && tmux.list_panes()?.iter().any(|l| l.session == s.name);
+        let mut session_made = existing.contains(s.name.as_str());
         let mut active_target = None;
         for w in &s.windows {
             let mut window_target: Option<String> = None;
@@ -307,7 +313,6 @@ fn recreate_missing(tmux: &Tmux, snap: &Snapshot, fates: &BTreeMap<PaneId, Fate>
             let _ = tmux.select(&s.name, s.active_window, active_target.as_deref());
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// Every variant, in gate order.
+    /// Every variant: the plan's gates in order, then the take-time reasons.
     pub const VARIANTS: &'static [Reason] = &[
         Reason::FeatureDisabled,
         Reason::NotStartupPass,
@@ -151,22 +151,9 @@ impl Reason {
         }
     }
 
-    /// The plan's gates, in order (take-time reasons excluded).
-    pub const GATES: &'static [Reason] = &[
-        Reason::FeatureDisabled,
-        Reason::NotStartupPass,
-        Reason::NoRecording,
-        Reason::RecordingUnreadable,
-        Reason::AgentNotVerified,
-        Reason::InvalidSessionId,
-        Reason::SharedViewer,
-        Reason::NotLocal,
-        Reason::DirectoryGone,
-        Reason::DirectoryMismatch,
-        Reason::SessionMissing,
-        Reason::AlreadyRunning,
-        Reason::DuplicateClaimLost,
-    ];
+    /// The plan's gates, in order: [`Reason::VARIANTS`] without the two
+    /// take-time reasons that close it.
+    pub const GATES: &'static [Reason] = Reason::VARIANTS.split_at(Reason::VARIANTS.len() - 2).0;
 
     /// Decodes a stored discriminant.
     pub fn from_code(code: u8) -> Option<Reason> {

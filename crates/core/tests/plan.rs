@@ -694,3 +694,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_gates_are_every_reason_but_the_take_time_ones_in_gate_order() {
+    assert_eq!(Reason::GATES.first(), Some(&Reason::FeatureDisabled));
+    assert_eq!(Reason::GATES.last(), Some(&Reason::DuplicateClaimLost));
+    for r in Reason::VARIANTS {
+        let take_time = matches!(r, Reason::PaneHasInput | Reason::QueuedCommand);
+        assert_eq!(Reason::GATES.contains(r), !take_time, "{r:?}");
+    }
+}

@@ -152,3 +152,61 @@ pub fn gate_quiet(o: &crate::paths::Overrides) -> Gate {
         Err(_) => gate(env_value().as_deref(), None),
     }
 }
+
+/// The environment variable that sets the armed expiry, in whole minutes;
+/// it beats the config file's [`ARMED_EXPIRY_KEY`].
+pub const ARMED_EXPIRY_ENV: &str = "AGENT_RESUME_ARMED_EXPIRY_MINUTES";
+/// The config file key of the armed expiry, in whole minutes.
+pub const ARMED_EXPIRY_KEY: &str = "armed_expiry_minutes";
+/// How long an armed line may wait for its pane's first prompt by default.
+pub const ARMED_EXPIRY_DEFAULT_MINUTES: i64 = 10;
+/// The longest armed expiry accepted: minutes, never days.
+pub const ARMED_EXPIRY_MAX_MINUTES: i64 = 120;
+
+/// The armed expiry in minutes from the environment's value and the config
+/// file's table: the environment first, then the file, then the default.
+/// A value that is not a whole number in `1..=`[`ARMED_EXPIRY_MAX_MINUTES`]
+/// counts as not set (the shorter default is the safe side).
+pub fn armed_expiry_minutes(env: Option<&str>, table: Option<&toml::Table>) -> i64 {
+    let ok = |m: i64| (1..=ARMED_EXPIRY_MAX_MINUTES).contains(&m).then_some(m);
+    env.and_then(|v| v.parse::<i64>().ok())
+        .and_then(ok)
+        .or_else(|| {
+            table
+                .and_then(|t| t.get(ARMED_EXPIRY_KEY))
+                .and_then(toml::Value::as_integer)
+                .and_then(ok)
+        })
+        .unwrap_or(ARMED_EXPIRY_DEFAULT_MINUTES)
+}
+
+/// The armed expiry in milliseconds, read quietly (for `take`): a config
+/// file that cannot be read counts as saying nothing.
+pub fn armed_expiry_millis(o: &crate::paths::Overrides) -> i64 {
+    let env = std::env::var_os(ARMED_EXPIRY_ENV).and_then(|v| v.into_string().ok());
+    let table = crate::paths::config(o)
+        .ok()
+        .and_then(|p| fs::read_to_string(p).ok())
+        .and_then(|t| t.parse::<toml::Table>().ok());
+    armed_expiry_minutes(env.as_deref(), table.as_ref()) * 60 * 1000
+}
+
+#[cfg(test)]
+mod armed_expiry_tests {
+    use super::*;
+
+    #[test]
+    fn armed_expiry_is_the_environment_then_the_file_then_ten_minutes() {
+        let file: toml::Table = "armed_expiry_minutes = 30".parse().expect("toml");
+        assert_eq!(armed_expiry_minutes(None, None), 10);
+        assert_eq!(armed_expiry_minutes(None, Some(&file)), 30);
+        assert_eq!(armed_expiry_minutes(Some("5"), Some(&file)), 5);
+        for bad in ["0", "-1", "121", "1440", "ten", ""] {
+            assert_eq!(armed_expiry_minutes(Some(bad), None), 10, "{bad:?}");
+        }
+        let days: toml::Table = "armed_expiry_minutes = 2880".parse().expect("toml");
+        assert_eq!(armed_expiry_minutes(None, Some(&days)), 10);
+        let text: toml::Table = "armed_expiry_minutes = \"30\"".parse().expect("toml");
+        assert_eq!(armed_expiry_minutes(None, Some(&text)), 10);
+    }
+}

@@ -200,7 +200,7 @@ impl Env {
     }
 
     fn take(&self, pane: &str, extra: &[&str]) -> Output {
-        let mut args = vec!["take", "--pane", pane, "--shell", "zsh"];
+        let mut args = vec!["take", "--now", NOW, "--pane", pane, "--shell", "zsh"];
         args.extend_from_slice(extra);
         self.run(&args)
     }
@@ -744,7 +744,7 @@ fn take_reads_the_pane_from_agent_resume_pane() {
     let plan = env.plan(&l);
     env.restore(&l);
     let env = env.with("AGENT_RESUME_PANE", &pane(RESUMES));
-    let out = env.run(&["take", "--shell", "bash"]);
+    let out = env.run(&["take", "--now", NOW, "--shell", "bash"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -763,7 +763,15 @@ fn eight_concurrent_takes_of_one_pane_hand_out_exactly_one_line() {
     env.restore(&l);
     let children: Vec<_> = (0..8)
         .map(|_| {
-            env.command(&["take", "--pane", &pane(RESUMES), "--shell", "zsh"])
+            env.command(&[
+                "take",
+                "--now",
+                NOW,
+                "--pane",
+                &pane(RESUMES),
+                "--shell",
+                "zsh",
+            ])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()

@@ -392,8 +392,18 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
             .context("the demo database")?;
         if let Some(armed) = store.take(*pane)? {
             let agent = agent_resume_core::Catalog::embedded().agent(armed.agent);
-            let inv =
-                agent_resume_core::rebuild(agent, &armed.session_id, &armed.argv, Shell::Bash)?;
+            let posture = agent_resume_core::decide(
+                armed.observed_at,
+                now,
+                agent_resume_core::PostureWindow::DEFAULT,
+            );
+            let inv = agent_resume_core::rebuild(
+                agent,
+                &armed.session_id,
+                &armed.argv,
+                Shell::Bash,
+                posture,
+            )?;
             println!("  {pane}  {}", inv.line);
             use agent_resume_core::TelemetrySink;
             let age = Some(armed.observed_at.until(now));

@@ -5,10 +5,19 @@
 //! is rebuilt from its parts and must rebuild to itself (docs/security.md).
 //! With `--has-input` or `--queued-command` the armed line is consumed and
 //! dropped, so it can never fire later.
+//!
+//! Time is checked again at the moment of taking: an armed line older than
+//! the armed expiry (`armed_expiry_minutes` in the config file or
+//! `AGENT_RESUME_ARMED_EXPIRY_MINUTES`, default 10 minutes), or dated in the
+//! future, is consumed and dropped (`armed_expired` telemetry outcome); the
+//! posture flags ride along only if the recording is still inside the
+//! posture window now, else the pane resumes without them.
 
 use std::process::ExitCode;
 
-use agent_resume_core::{rebuild, Catalog, Event, Outcome, Shell, TelemetrySink};
+use agent_resume_core::{
+    decide, rebuild, Catalog, Event, Outcome, PostureWindow, Shell, TelemetrySink,
+};
 use agent_resume_store::{OpenOptions, TakeError};
 use anyhow::Result;
 
@@ -30,6 +39,9 @@ pub struct Args {
     /// The host already queued a command: refuse and drop the armed line.
     #[arg(long)]
     queued_command: bool,
+    /// The clock, for reproducible takes (RFC 3339; default: now).
+    #[arg(long)]
+    now: Option<String>,
 }
 
 const NOTHING: u8 = 1;
@@ -39,6 +51,10 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING));
     }
     let pane = pane_env::resolve(args.pane.as_deref())?;
+    let now = match &args.now {
+        Some(t) => when::parse(t)?,
+        None => when::now(),
+    };
     let db = paths::db(o)?;
     let Some(store) = OpenOptions::default().open_existing(&db)? else {
         return Ok(ExitCode::from(NOTHING));
@@ -56,7 +72,27 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         }
     };
     let mut sink = FileSink::new(telemetry_file::path()?);
-    let age = Some(armed.observed_at.until(when::now()));
+    let age = Some(armed.observed_at.until(now));
+    let expiry = config::armed_expiry_millis(o);
+    let waited = armed.armed_at.until(now);
+    if !(0..=expiry).contains(&waited) {
+        eprintln!(
+            "agent-resume: the armed line for this pane is {} (expiry {} min) and is dropped",
+            if waited < 0 {
+                "dated in the future".to_owned()
+            } else {
+                format!("{} min old", waited / 60_000)
+            },
+            expiry / 60_000
+        );
+        sink.emit(&Event::at_take(
+            armed.agent,
+            Outcome::ArmedExpired,
+            false,
+            age,
+        ));
+        return Ok(ExitCode::from(NOTHING));
+    }
     let refused = if args.has_input {
         Some(Outcome::PaneHasInput)
     } else if args.queued_command {
@@ -69,7 +105,9 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING));
     }
     let agent = Catalog::embedded().agent(armed.agent);
-    match rebuild(agent, &armed.session_id, &armed.argv, args.shell) {
+    // Posture is decided now, from the recording's age at this moment.
+    let posture = decide(armed.observed_at, now, PostureWindow::DEFAULT);
+    match rebuild(agent, &armed.session_id, &armed.argv, args.shell, posture) {
         Ok(inv) => {
             println!("{}", inv.line);
             sink.emit(&Event::at_take(

@@ -162,9 +162,19 @@ pub fn restore_server(
     o: &Overrides,
 ) -> Result<Vec<PanePlan>> {
     let db = paths::db(o)?;
-    let saved = agent_resume_store::OpenOptions::default()
-        .open_existing(&db)?
-        .and_then(|s| s.host_layout(HOST));
+    // The snapshot decides what is created and typed: it passes the same
+    // trust check as recordings, and an untrusted database yields nothing.
+    let saved = match agent_resume_store::OpenOptions::default()
+        .inspect(&db)?
+        .map(|s| s.host_layout(HOST))
+    {
+        Some(Ok(saved)) => saved,
+        Some(Err(why)) => {
+            eprintln!("agent-resume: recordings database not trusted ({why}); nothing restored, recreated or typed");
+            return Ok(Vec::new());
+        }
+        None => None,
+    };
     let Some((text, _)) = saved else {
         eprintln!("agent-resume: no saved tmux layout (run `agent-resume tmux save`, or add the `init tmux` line)");
         return Ok(Vec::new());

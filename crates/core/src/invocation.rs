@@ -326,32 +326,42 @@ pub fn build_from_text(
 /// extraction and rebuilt, and is accepted only if the builder produces
 /// exactly the same `argv` from the agent, the session id and the flags it
 /// yields. The line is then rendered afresh for `shell`.
+///
+/// `posture` is decided again by the caller at the moment of taking (the
+/// recording may have aged past the window since it was armed): with
+/// [`Posture::Drop`] the posture flags of a valid stored argv are left out
+/// and the rest is kept, so the pane still resumes.
 pub fn rebuild(
     agent: &AgentDecl,
     session_id: &str,
     argv: &[String],
     shell: Shell,
+    posture: Posture,
 ) -> Result<Invocation, BuildError> {
     let (flags, program) = match extract_words(agent, argv) {
         Ok(Extraction::Interactive { flags, program }) => (flags, program),
         _ => return Err(BuildError::Mismatch),
     };
-    // The posture decision was made when the line was armed; a posture flag
-    // present in the stored argv must rebuild to the same argv either way.
-    let rebuilt = build(&BuildRequest {
+    // The stored argv must rebuild to itself with whatever posture it was
+    // armed with; only then is the take-time posture applied.
+    let request = |posture| BuildRequest {
         agent,
         session_id,
         flags: &flags,
         program: program
             .as_deref()
             .or_else(|| argv.first().map(String::as_str)),
-        posture: Posture::Carry,
+        posture,
         shell,
-    })?;
+    };
+    let rebuilt = build(&request(Posture::Carry))?;
     if rebuilt.argv != argv {
         return Err(BuildError::Mismatch);
     }
-    Ok(rebuilt)
+    match posture {
+        Posture::Carry => Ok(rebuilt),
+        Posture::Drop => build(&request(Posture::Drop)),
+    }
 }
 
 #[cfg(test)]
@@ -497,6 +507,22 @@ mod tests {
     }
 
     #[test]
+    fn rebuilding_at_take_with_posture_dropped_leaves_out_only_the_posture_flags() {
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        let flags = [
+            RecordedFlag::value("--model", "opus"),
+            RecordedFlag::switch("--dangerously-skip-permissions"),
+        ];
+        let armed = build(&req(AgentKind::Claude, ID, &flags, Posture::Carry)).expect("builds");
+        assert!(armed.posture_carried);
+        let taken = rebuild(claude, ID, &armed.argv, Shell::Bash, Posture::Drop).expect("rebuilds");
+        assert!(!taken.posture_carried);
+        assert_eq!(taken.argv, ["claude", "--model", "opus", "--resume", ID]);
+        let tampered = ["sh", "-c", "id"].map(str::to_owned);
+        assert!(rebuild(claude, ID, &tampered, Shell::Bash, Posture::Drop).is_err());
+    }
+
+    #[test]
     fn armed_argv_is_accepted_only_if_it_rebuilds_to_itself() {
         let claude = Catalog::embedded().agent(AgentKind::Claude);
         let flags = [
@@ -506,7 +532,7 @@ mod tests {
         for posture in [Posture::Carry, Posture::Drop] {
             let inv = build(&req(AgentKind::Claude, ID, &flags, posture)).expect("builds");
             assert_eq!(
-                rebuild(claude, ID, &inv.argv, Shell::Fish).map(|i| i.argv),
+                rebuild(claude, ID, &inv.argv, Shell::Fish, Posture::Carry).map(|i| i.argv),
                 Ok(inv.argv.clone())
             );
         }
@@ -518,7 +544,7 @@ mod tests {
             Posture::Carry,
         ))
         .expect("builds");
-        assert!(rebuild(codex, ID, &inv.argv, Shell::Bash).is_ok());
+        assert!(rebuild(codex, ID, &inv.argv, Shell::Bash, Posture::Carry).is_ok());
         let s = |v: &[&str]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         for tampered in [
             s(&["sh", "-c", "id"]),
@@ -531,7 +557,7 @@ mod tests {
             s(&[]),
         ] {
             assert!(
-                rebuild(claude, ID, &tampered, Shell::Bash).is_err(),
+                rebuild(claude, ID, &tampered, Shell::Bash, Posture::Carry).is_err(),
                 "{tampered:?}"
             );
         }

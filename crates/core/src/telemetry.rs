@@ -16,7 +16,8 @@ use crate::AgentKind;
 const HOUR: i64 = 3600 * 1000;
 
 /// What happened to a pane that had a recording. Explicit discriminants
-/// (equal to the [`Reason`] codes; `Resumed` has its own).
+/// (equal to the [`Reason`] codes; the take-time outcomes that are no
+/// [`Reason`], `Resumed` and `ArmedExpired`, have their own from 100 up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Outcome {
@@ -48,6 +49,9 @@ pub enum Outcome {
     SessionMissing = 14,
     /// Skipped: a live process already holds the session.
     AlreadyRunning = 15,
+    /// Dropped at take: the armed line was older than the armed expiry (or
+    /// dated in the future), so it was consumed and not typed.
+    ArmedExpired = 101,
 }
 
 impl Outcome {
@@ -67,6 +71,7 @@ impl Outcome {
         Outcome::DuplicateClaimLost,
         Outcome::PaneHasInput,
         Outcome::QueuedCommand,
+        Outcome::ArmedExpired,
     ];
 
     /// The stable snake_case name.
@@ -86,6 +91,7 @@ impl Outcome {
             Outcome::DuplicateClaimLost => Reason::DuplicateClaimLost.as_str(),
             Outcome::PaneHasInput => Reason::PaneHasInput.as_str(),
             Outcome::QueuedCommand => Reason::QueuedCommand.as_str(),
+            Outcome::ArmedExpired => "armed_expired",
         }
     }
 
@@ -307,6 +313,42 @@ mod tests {
                 assert_eq!(o as u8, *r as u8);
             }
         }
+    }
+
+    #[test]
+    fn outcome_names_and_codes_are_pinned() {
+        let pinned: Vec<(&str, u8)> = Outcome::VARIANTS
+            .iter()
+            .map(|o| (o.as_str(), *o as u8))
+            .collect();
+        assert_eq!(
+            pinned,
+            [
+                ("resumed", 100),
+                ("not_startup_pass", 2),
+                ("recording_unreadable", 4),
+                ("agent_not_verified", 5),
+                ("invalid_session_id", 6),
+                ("shared_viewer", 7),
+                ("not_local", 8),
+                ("directory_gone", 9),
+                ("directory_mismatch", 10),
+                ("session_missing", 14),
+                ("already_running", 15),
+                ("duplicate_claim_lost", 11),
+                ("pane_has_input", 12),
+                ("queued_command", 13),
+                ("armed_expired", 101),
+            ]
+        );
+        for o in Outcome::VARIANTS {
+            assert_eq!(Outcome::from_name(o.as_str()), Some(*o));
+        }
+        let e = Event::at_take(AgentKind::Claude, Outcome::ArmedExpired, true, Some(0));
+        assert_eq!(
+            serde_json::to_string(&e).expect("json"),
+            r#"{"agent":"claude","outcome":"armed_expired","posture_carried":false,"age_band":"le_1h"}"#
+        );
     }
 
     #[test]

@@ -651,13 +651,13 @@ proptest! {
             shell,
         };
         let Ok(inv) = build(&req) else { return Ok(()) };
-        let again = rebuild(a, &id, &inv.argv, other_shell).expect("a built argv rebuilds");
+        let again = rebuild(a, &id, &inv.argv, other_shell, Posture::Carry).expect("a built argv rebuilds");
         prop_assert_eq!(&again.argv, &inv.argv);
         prop_assert_eq!(again.posture_carried, inv.posture_carried);
         assert_line_is_argv(&again)?;
         let mut tampered = inv.argv.clone();
         tampered.insert(at.index(tampered.len() + 1), poison);
-        prop_assert!(rebuild(a, &id, &tampered, other_shell).is_err(), "{:?}", tampered);
+        prop_assert!(rebuild(a, &id, &tampered, other_shell, Posture::Carry).is_err(), "{:?}", tampered);
     }
 }
 

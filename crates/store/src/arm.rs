@@ -64,6 +64,10 @@ impl Store {
         if let Some(why) = self.read_only() {
             return Err(TakeError::ReadOnly(why));
         }
+        if self.schema_version() == 0 {
+            // Still being created: nothing can have been armed.
+            return Ok(None);
+        }
         let row = self
             .conn
             .query_row(

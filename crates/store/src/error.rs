@@ -113,6 +113,9 @@ pub enum ReadOnly {
     Denied,
     /// Opened for inspection (`status`, `recordings`).
     Inspect,
+    /// The trust check failed: the file is never opened for writing, so a
+    /// planted `-wal` is never replayed into it.
+    Untrusted(crate::Distrust),
 }
 
 impl fmt::Display for ReadOnly {
@@ -125,6 +128,7 @@ impl fmt::Display for ReadOnly {
             ),
             ReadOnly::Denied => f.write_str("the file or its directory is not writable"),
             ReadOnly::Inspect => f.write_str("opened for inspection"),
+            ReadOnly::Untrusted(why) => write!(f, "the database is not trusted: {why}"),
         }
     }
 }

@@ -109,12 +109,29 @@ impl Store {
     /// [`RowState::Unreadable`] for their pane only. Fails only when the
     /// table cannot be read as a whole. Ignores trust: see
     /// [`Store::load_or_empty`] for restore.
+    ///
+    /// A database still being created (schema version 0: the first writer's
+    /// migration has not committed yet) holds no recordings: empty, never
+    /// an error.
     pub fn load(&self) -> Result<Loaded, LoadError> {
+        let mut out = Loaded::default();
+        if self.schema_version() > 0 {
+            self.load_rows(&mut out)?;
+        }
+        match self.read_only() {
+            Some(r @ (ReadOnly::FutureSchema { .. } | ReadOnly::Denied)) => {
+                out.warnings.push(Warning::ReadOnly(r));
+            }
+            Some(ReadOnly::Inspect | ReadOnly::Untrusted(_)) | None => {}
+        }
+        Ok(out)
+    }
+
+    fn load_rows(&self, out: &mut Loaded) -> Result<(), LoadError> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
         let mut rows = stmt.query([])?;
-        let mut out = Loaded::default();
         let mut malformed = 0;
         while let Some(r) = rows.next()? {
             match row::pane(r)? {
@@ -127,13 +144,7 @@ impl Store {
         if malformed > 0 {
             out.warnings.push(Warning::MalformedPanes(malformed));
         }
-        match self.read_only() {
-            Some(r @ (ReadOnly::FutureSchema { .. } | ReadOnly::Denied)) => {
-                out.warnings.push(Warning::ReadOnly(r));
-            }
-            Some(ReadOnly::Inspect) | None => {}
-        }
-        Ok(out)
+        Ok(())
     }
 
     /// Restore's read: never fails. An untrusted database or a failed read
@@ -199,8 +210,11 @@ impl Store {
         Ok(swept)
     }
 
-    /// Row counts.
+    /// Row counts (all zero while the database is still being created).
     pub fn counts(&self) -> Result<Counts, LoadError> {
+        if self.schema_version() == 0 {
+            return Ok(Counts::default());
+        }
         let count = |table: &str| -> Result<u64, LoadError> {
             let n: i64 =
                 self.conn

@@ -115,9 +115,20 @@ impl Store {
         Ok(())
     }
 
-    /// `host`'s last layout snapshot and when it was saved.
-    pub fn host_layout(&self, host: &str) -> Option<(String, UnixMillis)> {
-        self.conn
+    /// `host`'s last layout snapshot and when it was saved: what a host
+    /// recreates sessions, windows and panes from, so it passes the same
+    /// trust check as recordings and armed rows. An untrusted database
+    /// yields `Err` with why, and nothing is read from it; a database still
+    /// being created (or one without the table) has no snapshot.
+    pub fn host_layout(&self, host: &str) -> Result<Option<(String, UnixMillis)>, crate::Distrust> {
+        if let Some(why) = self.distrust() {
+            return Err(why);
+        }
+        if self.schema_version() == 0 {
+            return Ok(None);
+        }
+        Ok(self
+            .conn
             .query_row(
                 "SELECT layout, saved_at FROM host_layouts WHERE host = ?1",
                 [host],
@@ -125,7 +136,7 @@ impl Store {
             )
             .optional()
             .ok()
-            .flatten()
+            .flatten())
     }
 }
 
@@ -188,14 +199,14 @@ mod tests {
     #[test]
     fn host_layout_save_replaces_the_snapshot_and_leaves_recordings_alone() {
         let s = Store::open_in_memory().expect("store");
-        assert_eq!(s.host_layout("tmux"), None);
+        assert_eq!(s.host_layout("tmux"), Ok(None));
         s.save_host_layout("tmux", "{\"a\":1}", UnixMillis(1))
             .expect("saves");
         s.save_host_layout("tmux", "{\"a\":2}", UnixMillis(2))
             .expect("saves");
         assert_eq!(
             s.host_layout("tmux"),
-            Some(("{\"a\":2}".to_owned(), UnixMillis(2)))
+            Ok(Some(("{\"a\":2}".to_owned(), UnixMillis(2))))
         );
         assert_eq!(s.counts().expect("counts").recordings, 0);
     }

@@ -1,6 +1,7 @@
 //! Opening a store: file and directory modes, connection pragmas, the
 //! read-only fallbacks, migrations and the trust check.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -34,6 +35,11 @@ impl Default for OpenOptions {
 }
 
 /// Why a database file is not trusted for restore.
+///
+/// The check follows the real file: a symbolic link as the database's own
+/// name is refused (never followed), `-wal` and `-shm` beside it are checked
+/// like the file, and every directory on the way to it (also through
+/// symbolic links on the way) must be safe from other users.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Distrust {
@@ -47,6 +53,21 @@ pub enum Distrust {
     DirWritableByOthers = 4,
     /// The file or directory could not be examined.
     Unexamined = 5,
+    /// The database's own name is a symbolic link (refused, not followed).
+    Symlink = 6,
+    /// A `-wal` or `-shm` file beside the database belongs to another user.
+    WalOwner = 7,
+    /// Group or others may write a `-wal` or `-shm` file beside the database.
+    WalWritableByOthers = 8,
+    /// A `-wal` or `-shm` beside the database is not a regular file (a
+    /// symbolic link, a FIFO, a device, a directory).
+    WalNotRegular = 9,
+    /// A directory above the database's belongs to a user other than this
+    /// one or root (they could replace the whole subtree).
+    AncestorOwner = 10,
+    /// Group or others may write a directory above the database's, and it
+    /// is not a sticky directory owned by root like `/tmp`.
+    AncestorWritableByOthers = 11,
 }
 
 impl Distrust {
@@ -57,6 +78,12 @@ impl Distrust {
         Distrust::DirOwner,
         Distrust::DirWritableByOthers,
         Distrust::Unexamined,
+        Distrust::Symlink,
+        Distrust::WalOwner,
+        Distrust::WalWritableByOthers,
+        Distrust::WalNotRegular,
+        Distrust::AncestorOwner,
+        Distrust::AncestorWritableByOthers,
     ];
 
     /// The stable lowercase name.
@@ -67,6 +94,12 @@ impl Distrust {
             Distrust::DirOwner => "dir-owner",
             Distrust::DirWritableByOthers => "dir-writable-by-others",
             Distrust::Unexamined => "unexamined",
+            Distrust::Symlink => "symlink",
+            Distrust::WalOwner => "wal-owner",
+            Distrust::WalWritableByOthers => "wal-writable-by-others",
+            Distrust::WalNotRegular => "wal-not-regular",
+            Distrust::AncestorOwner => "ancestor-owner",
+            Distrust::AncestorWritableByOthers => "ancestor-writable-by-others",
         }
     }
 }
@@ -79,6 +112,16 @@ impl fmt::Display for Distrust {
             Distrust::DirOwner => "its directory belongs to another user",
             Distrust::DirWritableByOthers => "its directory is writable by group or others",
             Distrust::Unexamined => "the file or its directory could not be examined",
+            Distrust::Symlink => "the database path is a symbolic link",
+            Distrust::WalOwner => "its -wal or -shm file belongs to another user",
+            Distrust::WalWritableByOthers => "its -wal or -shm file is writable by group or others",
+            Distrust::WalNotRegular => "its -wal or -shm file is not a regular file",
+            Distrust::AncestorOwner => {
+                "a directory above it belongs to another user (not root)"
+            }
+            Distrust::AncestorWritableByOthers => {
+                "a directory above it is writable by group or others and not sticky and root-owned"
+            }
         })
     }
 }
@@ -211,8 +254,27 @@ impl OpenOptions {
         self.open_file(path, true).map(Some)
     }
 
+    /// Examines the file before SQLite ever sees it. A trusted file is
+    /// opened as asked. An untrusted one is never opened for writing, never
+    /// migrated and never checkpointed: only its main file is read
+    /// (`immutable`, so a planted `-wal` is neither replayed nor merged into
+    /// it, and a planted `-shm` is never mapped), and the store refuses every
+    /// write and every take.
     fn open_file(&self, path: &Path, inspect: bool) -> Result<Store, OpenError> {
         let distrust = examine(path);
+        if let Some(why) = distrust {
+            let conn = self.open_immutable(path)?;
+            let found = migrate::version(&conn).map_err(OpenError::sqlite)?;
+            conn.pragma_update(None, "query_only", true)
+                .map_err(OpenError::sqlite)?;
+            return Ok(Store {
+                conn,
+                path: Some(path.to_path_buf()),
+                read_only: Some(ReadOnly::Untrusted(why)),
+                version: found,
+                distrust,
+            });
+        }
         let (conn, denied) = if inspect {
             (self.open_read_only(path)?, None)
         } else {
@@ -249,6 +311,14 @@ impl OpenOptions {
             version,
             distrust,
         })
+    }
+
+    /// The main file only, read-only, without locks, `-wal` or `-shm`.
+    fn open_immutable(&self, path: &Path) -> Result<Connection, OpenError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        Connection::open_with_flags(immutable_uri(path), flags).map_err(OpenError::sqlite)
     }
 
     fn open_read_write(&self, path: &Path) -> Result<Connection, OpenError> {
@@ -343,25 +413,90 @@ fn immutable_uri(path: &Path) -> String {
     s
 }
 
-/// The trust check: the file and its directory must belong to this process's
-/// effective user and not be writable by group or others.
-fn examine(path: &Path) -> Option<Distrust> {
+/// The trust check, made before the file is opened. The database's own
+/// name must not be a symbolic link; the file must be a regular file of this
+/// process's effective user, not writable by group or others; its directory
+/// likewise; `-wal` and `-shm` beside it, when present, likewise; and every
+/// directory above it (also every directory a symbolic link on the way
+/// passes through) must belong to this user or root and not be writable by
+/// group or others unless it is sticky and root's (like `/tmp`): anyone who
+/// may rename entries in such a directory could replace the whole subtree.
+pub(crate) fn examine(path: &Path) -> Option<Distrust> {
     let me = rustix::process::geteuid().as_raw();
-    let dir = parent(path).unwrap_or(Path::new("."));
-    let (Ok(file), Ok(dirm)) = (fs::metadata(path), fs::metadata(dir)) else {
+    let Ok(link) = fs::symlink_metadata(path) else {
         return Some(Distrust::Unexamined);
     };
-    if file.uid() != me {
-        Some(Distrust::FileOwner)
-    } else if file.mode() & 0o022 != 0 {
-        Some(Distrust::FileWritableByOthers)
-    } else if dirm.uid() != me {
-        Some(Distrust::DirOwner)
-    } else if dirm.mode() & 0o022 != 0 {
-        Some(Distrust::DirWritableByOthers)
-    } else {
-        None
+    if link.file_type().is_symlink() {
+        return Some(Distrust::Symlink);
     }
+    if !link.file_type().is_file() {
+        return Some(Distrust::Unexamined);
+    }
+    if link.uid() != me {
+        return Some(Distrust::FileOwner);
+    }
+    if link.mode() & 0o022 != 0 {
+        return Some(Distrust::FileWritableByOthers);
+    }
+    let written = parent(path).unwrap_or(Path::new("."));
+    let Ok(dir) = fs::canonicalize(written) else {
+        return Some(Distrust::Unexamined);
+    };
+    let Ok(dirm) = fs::metadata(&dir) else {
+        return Some(Distrust::Unexamined);
+    };
+    if dirm.uid() != me {
+        return Some(Distrust::DirOwner);
+    }
+    if dirm.mode() & 0o022 != 0 {
+        return Some(Distrust::DirWritableByOthers);
+    }
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        match fs::symlink_metadata(&side) {
+            Ok(m) if !m.file_type().is_file() => return Some(Distrust::WalNotRegular),
+            Ok(m) if m.uid() != me => return Some(Distrust::WalOwner),
+            Ok(m) if m.mode() & 0o022 != 0 => return Some(Distrust::WalWritableByOthers),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(_) => return Some(Distrust::Unexamined),
+        }
+    }
+    let Some(chain) = directory_chain(written) else {
+        return Some(Distrust::Unexamined);
+    };
+    for d in &chain {
+        let Ok(m) = fs::metadata(d) else {
+            return Some(Distrust::Unexamined);
+        };
+        if m.uid() != me && m.uid() != 0 {
+            return Some(Distrust::AncestorOwner);
+        }
+        let sticky_root = m.mode() & 0o1000 != 0 && m.uid() == 0;
+        if m.mode() & 0o022 != 0 && !sticky_root {
+            return Some(Distrust::AncestorWritableByOthers);
+        }
+    }
+    None
+}
+
+/// Every real directory whose entries are looked up on the way to `dir`:
+/// the ancestors of the real location of each prefix of the written path
+/// (so a symbolic link on the way brings in its own directory and its
+/// target's chain), up to `/`.
+fn directory_chain(dir: &Path) -> Option<BTreeSet<PathBuf>> {
+    let written = std::path::absolute(dir).ok()?;
+    let mut chain = BTreeSet::new();
+    for prefix in written.ancestors() {
+        let real = fs::canonicalize(prefix).ok()?;
+        for a in real.ancestors() {
+            if !chain.insert(a.to_path_buf()) {
+                break;
+            }
+        }
+    }
+    Some(chain)
 }
 
 #[cfg(test)]

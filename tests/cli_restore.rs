@@ -772,10 +772,10 @@ fn eight_concurrent_takes_of_one_pane_hand_out_exactly_one_line() {
                 "--shell",
                 "zsh",
             ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawns")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns")
         })
         .collect();
     let outs: Vec<Output> = children
@@ -1559,5 +1559,316 @@ fn a_pane_the_layout_says_has_input_is_refused_at_restore_and_nothing_is_armed_f
     assert!(
         outcomes.contains(&"queued_command".to_owned()),
         "{outcomes:?}"
+    );
+}
+
+// ------------------------------------------------- trust, all the ways ----
+
+/// `nobody`'s uid and gid: a file handed to it belongs to another user.
+const NOBODY: u32 = 65534;
+
+/// Rows of `table`, read from the main file only (SQLite's `immutable`): a
+/// planted `-wal` beside it is neither replayed nor removed by counting.
+fn count_main_file(db: &Path, table: &str) -> i64 {
+    let uri = format!("file:{}?immutable=1", db.display());
+    rusqlite::Connection::open_with_flags(
+        uri,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .expect("opens the main file")
+    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+    .expect("counts")
+}
+
+/// A sidecar file (`-wal`, `-shm`) beside `db`, empty, with this owner and
+/// mode: SQLite reads an empty `-wal` as no WAL, so only the trust check
+/// can tell it apart.
+fn plant_sidecar(db: &Path, suffix: &str, owner: Option<u32>, mode: u32) {
+    let mut p = db.as_os_str().to_owned();
+    p.push(suffix);
+    fs::write(&p, b"").expect("plants");
+    fs::set_permissions(&p, fs::Permissions::from_mode(mode)).expect("chmod");
+    if let Some(uid) = owner {
+        std::os::unix::fs::chown(&p, Some(uid), Some(uid)).expect("chown (tests run as root)");
+    }
+}
+
+/// Each way a database is not trusted, applied to `env`'s database after
+/// it was written: `(what, how)`.
+#[allow(clippy::type_complexity)]
+fn untrusted_ways() -> Vec<(&'static str, fn(&Env))> {
+    vec![
+        ("file owned by another user", |env| {
+            std::os::unix::fs::chown(env.db(), Some(NOBODY), Some(NOBODY))
+                .expect("chown (tests run as root)");
+        }),
+        ("file group-writable", |env| {
+            fs::set_permissions(env.db(), fs::Permissions::from_mode(0o660)).expect("chmod");
+        }),
+        ("directory group-writable", |env| {
+            let dir = env.db().parent().expect("dir").to_path_buf();
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o770)).expect("chmod");
+        }),
+        (
+            "database name a symlink into a world-writable directory",
+            |env| {
+                let open = env.root().join("world-writable");
+                fs::create_dir(&open).expect("mkdir");
+                fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).expect("chmod");
+                let real = open.join("recordings.sqlite3");
+                fs::rename(env.db(), &real).expect("moves the database");
+                std::os::unix::fs::symlink(&real, env.db()).expect("symlink");
+            },
+        ),
+        ("-wal owned by another user", |env| {
+            plant_sidecar(&env.db(), "-wal", Some(NOBODY), 0o600);
+        }),
+        ("-wal group-writable", |env| {
+            plant_sidecar(&env.db(), "-wal", None, 0o660);
+        }),
+        ("-shm owned by another user", |env| {
+            plant_sidecar(&env.db(), "-shm", Some(NOBODY), 0o600);
+        }),
+        ("a directory above writable by others", |env| {
+            fs::set_permissions(env.root(), fs::Permissions::from_mode(0o777)).expect("chmod");
+        }),
+    ]
+}
+
+#[test]
+fn an_untrusted_database_plans_arms_and_hands_out_nothing_whichever_way_it_is_untrusted() {
+    // Every way is checked, and every way that fails is named.
+    let failed: Vec<&str> = untrusted_ways()
+        .into_iter()
+        .filter(|(what, how)| {
+            std::panic::catch_unwind(|| untrusted_way_hands_out_nothing(what, *how)).is_err()
+        })
+        .map(|(what, _)| what)
+        .collect();
+    assert!(failed.is_empty(), "trusted wrongly: {failed:?}");
+}
+
+fn untrusted_way_hands_out_nothing(what: &str, make_untrusted: fn(&Env)) {
+    {
+        let env = Env::new();
+        let l = reasons(&env, true);
+        // Armed while trusted: two lines wait for their panes.
+        env.restore(&l);
+        let events = env.events().len();
+        let recordings = env.count("agent_sessions");
+        make_untrusted(&env);
+
+        let out = env.plan_output(&l);
+        assert!(out.status.success(), "{what}");
+        let err = text(&out.stderr);
+        assert!(err.contains("not trusted"), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: said once: {err}");
+        for row in rows(&out.stdout).values() {
+            assert_eq!(row["verdict"], "skip", "{what}: {row}");
+        }
+
+        let out = env.restore(&l);
+        assert!(text(&out.stderr).contains("not trusted"), "{what}");
+        assert_eq!(env.events().len(), events, "{what}: nothing reported");
+
+        for n in [RESUMES, SECOND] {
+            let out = env.take(&pane(n), &[]);
+            assert_eq!(out.status.code(), Some(1), "{what}");
+            assert!(out.stdout.is_empty(), "{what}: {}", text(&out.stdout));
+            assert!(text(&out.stderr).contains("not trusted"), "{what}");
+        }
+        assert_eq!(env.events().len(), events, "{what}: nothing taken");
+        let db = fs::canonicalize(env.db()).expect("the real file");
+        assert_eq!(count_main_file(&db, "armed"), 2, "{what}: nothing consumed");
+        assert_eq!(
+            count_main_file(&db, "agent_sessions"),
+            recordings,
+            "{what}: no sweep"
+        );
+    }
+}
+
+#[test]
+fn a_planted_wal_image_is_never_replayed_into_the_database() {
+    // Another user who could write beside the database plants a WAL image
+    // holding an armed row for a pane. SQLite would replay it on open and,
+    // on close, merge it into the file; the trust check comes first, so the
+    // file is only ever read without it and nothing is handed out.
+    let env = Env::new();
+    let l = reasons(&env, true);
+    let clean = env.root().join("clean.sqlite3");
+    fs::copy(env.db(), &clean).expect("copies the unarmed file");
+    let wal_image = {
+        // Arm through a connection that keeps the WAL (no checkpoint), copy
+        // the WAL aside, and put the unarmed main file back.
+        let c = env.sql();
+        c.pragma_update(None, "wal_autocheckpoint", 0)
+            .expect("pragma");
+        // A read first: an open WAL connection keeps the restoring process
+        // from checkpointing and removing the WAL when it closes.
+        c.query_row("SELECT count(*) FROM armed", [], |r| r.get::<_, i64>(0))
+            .expect("reads");
+        env.restore(&l);
+        c.query_row("SELECT count(*) FROM armed", [], |r| r.get::<_, i64>(0))
+            .expect("reads through the WAL");
+        let mut wal = env.db().into_os_string();
+        wal.push("-wal");
+        let image = fs::read(&wal).expect("the WAL holds the armed rows");
+        std::mem::forget(c); // never closed: no checkpoint into the file
+        image
+    };
+    assert!(!wal_image.is_empty());
+    let planted = Env::new();
+    let l2 = reasons(&planted, true);
+    fs::copy(&clean, planted.db()).expect("the unarmed file");
+    let mut wal = planted.db().into_os_string();
+    wal.push("-wal");
+    fs::write(&wal, &wal_image).expect("plants the WAL");
+    std::os::unix::fs::chown(&wal, Some(NOBODY), Some(NOBODY)).expect("chown");
+    let before = fs::read(planted.db()).expect("db");
+
+    let out = planted.take(&pane(RESUMES), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    let plan = planted.plan_output(&l2);
+    for row in rows(&plan.stdout).values() {
+        assert_eq!(row["verdict"], "skip", "{row}");
+    }
+    planted.restore(&l2);
+    assert_eq!(
+        fs::read(planted.db()).expect("db"),
+        before,
+        "file untouched"
+    );
+    assert_eq!(fs::read(&wal).expect("wal"), wal_image, "WAL untouched");
+    assert_eq!(count_main_file(&planted.db(), "armed"), 0);
+}
+
+// -------------------------------------------------- take re-checks time ----
+
+/// Records panes 1–3 (claude with posture flags) observed at the given
+/// times, writes a layout of them, restores at [`NOW`]; the plan's rows.
+fn armed_at_now(env: &Env, observed: [&str; 3]) -> BTreeMap<String, Value> {
+    env.enable();
+    let inv = "claude --model opus --dangerously-skip-permissions";
+    let mut panes = Vec::new();
+    for (i, at) in observed.iter().enumerate() {
+        let n = u8::try_from(i + 1).expect("small");
+        let d = env.work(&format!("t{n}"));
+        env.record(&pane(n), "claude", &sid(n), &d, at, inv);
+        panes.push(pane_spec(n, Some(&d)));
+    }
+    let l = env.write_layout("take-time", &layout(true, vec![window(true, None, panes)]));
+    let plan = env.plan(&l);
+    env.restore(&l);
+    assert_eq!(env.count("armed"), 3);
+    plan
+}
+
+fn take_at(env: &Env, n: u8, at: &str) -> Output {
+    env.run(&["take", "--now", at, "--pane", &pane(n), "--shell", "bash"])
+}
+
+#[test]
+fn take_decides_posture_from_the_recordings_age_at_the_moment_of_taking() {
+    let env = Env::new();
+    // Pane 1: 11 h 58 min old at restore, so armed with its posture flag,
+    // and past the 12 h window five minutes later when its shell takes it.
+    // Pane 2: an hour old, fresh at both times. Pane 3: dated in the future.
+    let plan = armed_at_now(
+        &env,
+        [
+            "2026-11-30T00:02:00Z",
+            "2026-11-30T11:00:00Z",
+            "2026-11-30T12:30:00Z",
+        ],
+    );
+    assert_eq!(plan[&pane(1)]["posture_carried"], true);
+    assert_eq!(plan[&pane(2)]["posture_carried"], true);
+    assert_eq!(plan[&pane(3)]["posture_carried"], false);
+    let later = "2026-11-30T12:05:00Z";
+    let mut taken = BTreeMap::new();
+    for n in 1..=3 {
+        let out = take_at(&env, n, later);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let carried = env.events().pop().expect("an event per take")["posture_carried"].clone();
+        taken.insert(n, (text(&out.stdout), carried));
+    }
+    let (line, carried) = &taken[&1];
+    assert!(!line.contains("--dangerously-skip-permissions"), "{line}");
+    assert!(
+        line.contains("'--model' 'opus'") && line.contains(&sid(1)),
+        "{line}"
+    );
+    assert_eq!(*carried, false, "telemetry: posture dropped at take");
+    let (line, carried) = &taken[&2];
+    assert!(line.contains("--dangerously-skip-permissions"), "{line}");
+    assert_eq!(*carried, true);
+    let (line, carried) = &taken[&3];
+    assert!(!line.contains("--dangerously-skip-permissions"), "{line}");
+    assert_eq!(*carried, false);
+}
+
+#[test]
+fn an_armed_line_past_its_expiry_is_dropped_not_taken_and_reported_as_armed_expired() {
+    let env = Env::new();
+    armed_at_now(
+        &env,
+        [
+            "2026-11-30T11:00:00Z",
+            "2026-11-30T11:00:00Z",
+            "2026-11-30T11:00:00Z",
+        ],
+    );
+    // Ten minutes is the default: on the edge it is taken, past it dropped.
+    let out = take_at(&env, 1, "2026-11-30T12:10:00Z");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = take_at(&env, 2, "2026-11-30T12:10:01Z");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("dropped"),
+        "{}",
+        text(&out.stderr)
+    );
+    let last = env.events().pop().expect("an event");
+    assert_eq!(last["outcome"], "armed_expired", "{last}");
+    assert_eq!(last["posture_carried"], false, "{last}");
+    assert_eq!(env.count("armed"), 1, "the expired line was consumed");
+    assert_eq!(
+        take_at(&env, 2, "2026-11-30T12:10:01Z").status.code(),
+        Some(1),
+        "and never fires later"
+    );
+    // Armed "in the future" (the clock went back, or a planted row): dropped.
+    let out = take_at(&env, 3, "2026-11-30T11:59:00Z");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        env.events().pop().expect("an event")["outcome"],
+        "armed_expired"
+    );
+}
+
+#[test]
+fn the_armed_expiry_is_set_by_the_environment_then_the_config_file() {
+    let at = "2026-11-30T12:20:00Z";
+    // The config file says 30 minutes: a 20-minute-old line is taken.
+    let env = Env::new();
+    armed_at_now(&env, ["2026-11-30T11:00:00Z"; 3]);
+    let mut config = fs::read_to_string(env.config()).expect("config");
+    config.push_str("armed_expiry_minutes = 30\n");
+    fs::write(env.config(), config).expect("writes");
+    assert_eq!(take_at(&env, 1, at).status.code(), Some(0));
+    // The environment beats it.
+    let short = Env::new().with("AGENT_RESUME_ARMED_EXPIRY_MINUTES", "15");
+    armed_at_now(&short, ["2026-11-30T11:00:00Z"; 3]);
+    let mut config = fs::read_to_string(short.config()).expect("config");
+    config.push_str("armed_expiry_minutes = 30\n");
+    fs::write(short.config(), config).expect("writes");
+    assert_eq!(take_at(&short, 1, at).status.code(), Some(1));
+    assert_eq!(
+        take_at(&short, 2, "2026-11-30T12:15:00Z").status.code(),
+        Some(0)
     );
 }

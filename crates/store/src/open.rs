@@ -116,9 +116,7 @@ impl fmt::Display for Distrust {
             Distrust::WalOwner => "its -wal or -shm file belongs to another user",
             Distrust::WalWritableByOthers => "its -wal or -shm file is writable by group or others",
             Distrust::WalNotRegular => "its -wal or -shm file is not a regular file",
-            Distrust::AncestorOwner => {
-                "a directory above it belongs to another user (not root)"
-            }
+            Distrust::AncestorOwner => "a directory above it belongs to another user (not root)",
             Distrust::AncestorWritableByOthers => {
                 "a directory above it is writable by group or others and not sticky and root-owned"
             }

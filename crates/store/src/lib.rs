@@ -16,6 +16,12 @@
 //!   [`decode_values`] is that decoder on raw column values, with no
 //!   connection (the `store_row` fuzz target drives it).
 //! - [`Store::arm`] / [`Store::take`]: a resume invocation taken exactly once.
+//! - Trust: one check ([`Distrust`]) made before SQLite opens the file —
+//!   owner and mode of the file, its directory, `-wal`/`-shm` and every
+//!   directory above, a symlinked name refused — gating recordings, armed
+//!   rows and [`Store::host_layout`]. An untrusted file is only read
+//!   `immutable`, never written, migrated or checkpointed.
+//! - A database still being created (schema version 0) reads as empty.
 //! - [`Set::from_change`]: core capture's `Change` (save, clear, delete) as a
 //!   writer message.
 //!

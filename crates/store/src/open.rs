@@ -536,6 +536,75 @@ mod tests {
     }
 
     #[test]
+    fn a_symlinked_database_name_is_refused_not_followed() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let real = tmp.path().join("real.sqlite3");
+        drop(Store::open(&real).expect("opens"));
+        let link = tmp.path().join("recordings.sqlite3");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let store = Store::open(&link).expect("opens");
+        assert_eq!(store.distrust(), Some(Distrust::Symlink));
+        assert_eq!(
+            store.read_only(),
+            Some(ReadOnly::Untrusted(Distrust::Symlink))
+        );
+    }
+
+    #[test]
+    fn a_writable_or_odd_wal_or_shm_beside_the_database_is_not_trusted() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("recordings.sqlite3");
+        drop(Store::open(&path).expect("opens"));
+        for suffix in ["-wal", "-shm"] {
+            let side = tmp.path().join(format!("recordings.sqlite3{suffix}"));
+            fs::write(&side, b"").expect("plants");
+            fs::set_permissions(&side, fs::Permissions::from_mode(0o620)).expect("chmod");
+            assert_eq!(
+                examine(&path),
+                Some(Distrust::WalWritableByOthers),
+                "{suffix}"
+            );
+            fs::remove_file(&side).expect("rm");
+            std::os::unix::fs::symlink("/dev/null", &side).expect("symlink");
+            assert_eq!(examine(&path), Some(Distrust::WalNotRegular), "{suffix}");
+            fs::remove_file(&side).expect("rm");
+            fs::write(&side, b"").expect("plants");
+            fs::set_permissions(&side, fs::Permissions::from_mode(0o600)).expect("chmod");
+            assert_eq!(examine(&path), None, "{suffix}: ours and private");
+            fs::remove_file(&side).expect("rm");
+        }
+    }
+
+    #[test]
+    fn a_directory_above_writable_by_others_is_not_trusted_unless_sticky_and_roots() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let above = tmp.path().join("above");
+        let path = above.join("mine/recordings.sqlite3");
+        drop(Store::open(&path).expect("opens"));
+        assert_eq!(examine(&path), None);
+        fs::set_permissions(&above, fs::Permissions::from_mode(0o777)).expect("chmod");
+        assert_eq!(examine(&path), Some(Distrust::AncestorWritableByOthers));
+        // Sticky, like /tmp: others may not rename what is not theirs. Only
+        // root's sticky directories count (a user's could be made
+        // non-sticky again by that user).
+        fs::set_permissions(&above, fs::Permissions::from_mode(0o1777)).expect("chmod");
+        let root = rustix::process::geteuid().is_root();
+        let want = (!root).then_some(Distrust::AncestorWritableByOthers);
+        assert_eq!(examine(&path), want);
+        // Reached through a symbolic link on the way: the link's own
+        // directory and its target's chain are both checked.
+        fs::set_permissions(&above, fs::Permissions::from_mode(0o700)).expect("chmod");
+        let open = tmp.path().join("open");
+        fs::create_dir(&open).expect("mkdir");
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).expect("chmod");
+        std::os::unix::fs::symlink(above.join("mine"), open.join("via")).expect("symlink");
+        let via = open.join("via/recordings.sqlite3");
+        assert_eq!(examine(&via), Some(Distrust::AncestorWritableByOthers));
+    }
+
+    #[test]
     fn inspecting_a_missing_file_creates_nothing() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let path = tmp.path().join("missing/recordings.sqlite3");

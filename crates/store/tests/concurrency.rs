@@ -72,6 +72,54 @@ fn eight_processes_racing_take_on_one_pane_get_it_exactly_once() {
 }
 
 #[test]
+fn eight_readers_racing_the_creating_writer_read_an_empty_database_never_an_error() {
+    // Readers spin from `go` on; the writer creates the file right after, so
+    // readers open it between its creation and the first migration's
+    // commit. Rounds repeat until that window was hit a few times.
+    let mut empty = 0;
+    for round in 0..40 {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = db(tmp.path());
+        let go = tmp.path().join("go");
+        let readers: Vec<_> = (0..8)
+            .map(|_| {
+                Command::new(CHILD)
+                    .arg("read")
+                    .arg(&path)
+                    .arg(&go)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawns")
+            })
+            .collect();
+        std::fs::write(&go, b"").expect("go");
+        std::thread::sleep(std::time::Duration::from_millis(round % 5));
+        Store::open(&path).expect("the writer creates it");
+        for r in readers {
+            let out = r.wait_with_output().expect("waits");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "round {round}: a reader failed:\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let seen: u32 = stdout
+                .split_whitespace()
+                .nth(3)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("READ ok N EMPTY: {stdout}"));
+            empty += seen;
+        }
+        if empty >= 20 {
+            return;
+        }
+    }
+    panic!("the window before the first migration was hit only {empty} times in 40 rounds");
+}
+
+#[test]
 fn eight_threads_with_their_own_connections_racing_take_get_it_exactly_once() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = db(tmp.path());

@@ -4,11 +4,12 @@
 //! says so once on stderr: telemetry never fails a restore.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgeBand, AgentKind, Event, Outcome, TelemetrySink};
+use agent_resume_discover::file::Kind;
 use anyhow::Result;
 
 /// Where events go.
@@ -80,17 +81,20 @@ impl TelemetrySink for FileSink {
     }
 }
 
+/// The most bytes of the telemetry file read back.
+const MAX_READ: u64 = 256 << 20;
+
 /// Reads events back; lines that do not decode to closed values are counted
 /// and skipped (the file is as untrusted as any other).
 pub fn read(path: &Path) -> std::io::Result<(Vec<Event>, usize)> {
-    let file = match fs::File::open(path) {
+    let file = match agent_resume_discover::file::open(path, Kind::Telemetry) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(e),
+        Err(e) if e.is_missing() => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e.into()),
     };
     let mut events = Vec::new();
     let mut bad = 0;
-    for line in BufReader::new(file).split(b'\n') {
+    for line in BufReader::new(file.take(MAX_READ)).split(b'\n') {
         let line = line?;
         if line.is_empty() {
             continue;

@@ -4,10 +4,11 @@
 //! agent reported for the pane, and exits 0 — always, quickly, printing
 //! nothing on stdout (an agent may read hook output as context). Problems go
 //! to stderr and to `$XDG_STATE_HOME/agent-resume/hook.log`, naming the
-//! problem's kind, never payload bytes.
+//! problem's kind, never payload bytes. Stdin is read to 1 MiB and for at
+//! most one second ([`crate::stdin`]).
 
 use std::fs;
-use std::io::{IsTerminal, Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,18 +58,10 @@ fn log(agent: &str, problem: &str) {
     }
 }
 
+/// The payload on stdin: bounded in bytes and in time (crate::stdin).
 fn read_stdin() -> Vec<u8> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Vec::new();
-    }
-    let mut buf = Vec::new();
     // One byte over the cap is enough to know it is over.
-    let _ = stdin
-        .lock()
-        .take(MAX_PAYLOAD as u64 + 1)
-        .read_to_end(&mut buf);
-    buf
+    crate::stdin::read(MAX_PAYLOAD as u64 + 1).unwrap_or_default()
 }
 
 pub fn run(args: Args, o: &Overrides) -> ExitCode {

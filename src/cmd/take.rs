@@ -69,7 +69,11 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING));
     }
     let agent = Catalog::embedded().agent(armed.agent);
-    match rebuild(agent, &armed.session_id, &armed.argv, args.shell) {
+    // A recorded program path is checked again now: what it holds may have
+    // changed since restore. An untrusted one becomes the bare word.
+    let rebuilt = rebuild(agent, &armed.session_id, &armed.argv, args.shell)
+        .and_then(|inv| inv.with_trusted_program(agent, &crate::restore::RealFs, args.shell));
+    match rebuilt {
         Ok(inv) => {
             println!("{}", inv.line);
             sink.emit(&Event::at_take(

@@ -354,6 +354,30 @@ pub fn rebuild(
     Ok(rebuilt)
 }
 
+impl Invocation {
+    /// This invocation with its program word checked again against the
+    /// filesystem ([`crate::program::check`]): a recorded program path that
+    /// is no longer trusted becomes the agent's bare command word, and the
+    /// line is rendered afresh for `shell`. Used at take, after [`rebuild`]
+    /// has proven the stored argv is the builder's own.
+    pub fn with_trusted_program(
+        mut self,
+        agent: &AgentDecl,
+        fs: &dyn crate::eligibility::FsProbe,
+        shell: Shell,
+    ) -> Result<Invocation, BuildError> {
+        let Some(first) = self.argv.first() else {
+            return Ok(self);
+        };
+        if crate::program::trusted(agent, Some(first), fs).is_some() {
+            return Ok(self);
+        }
+        self.argv[0] = agent.command().to_owned();
+        self.line = render_line(shell, &self.argv).map_err(BuildError::Unquotable)?;
+        Ok(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,6 +65,7 @@ pub mod invocation;
 pub mod layout;
 pub mod pane;
 pub mod posture;
+pub mod program;
 pub mod recording;
 pub mod report;
 pub mod shape;
@@ -90,6 +91,7 @@ pub use invocation::{
 pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
+pub use program::{FileFacts, FileKind};
 pub use recording::{Recording, Stored};
 pub use shape::Shape;
 pub use shell::{quote, render_line, QuoteError, Shell, MARKER};

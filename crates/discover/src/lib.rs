@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::{AgentKind, UnixMillis};
 
 pub mod correlate;
+pub mod file;
 mod homes;
 pub mod json;
 mod opencode;

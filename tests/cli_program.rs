@@ -80,7 +80,10 @@ impl Env {
             .env("XDG_STATE_HOME", self.root().join("xdg-state"))
             .env("AGENT_RESUME_DB", self.root().join("recordings.sqlite3"))
             .env("AGENT_RESUME_CONFIG", self.root().join("config.toml"))
-            .env("AGENT_RESUME_TELEMETRY", self.root().join("telemetry.jsonl"));
+            .env(
+                "AGENT_RESUME_TELEMETRY",
+                self.root().join("telemetry.jsonl"),
+            );
         c
     }
 
@@ -121,7 +124,14 @@ impl Env {
     fn planned_word(&self, program: &str, cwd: &Path) -> String {
         let layout = self.record(program);
         let out = self
-            .command(&["plan", "--json", "--now", NOW, "--layout", layout.to_str().unwrap()])
+            .command(&[
+                "plan",
+                "--json",
+                "--now",
+                NOW,
+                "--layout",
+                layout.to_str().unwrap(),
+            ])
             .current_dir(cwd)
             .output()
             .unwrap();
@@ -170,7 +180,10 @@ fn a_program_path_anyone_could_have_changed_is_replaced_by_the_bare_word() {
             env.program("gw", 0o755, 0o775).to_str().unwrap().to_owned()
         }),
         ("not executable", |env| {
-            env.program("noexec", 0o755, 0o644).to_str().unwrap().to_owned()
+            env.program("noexec", 0o755, 0o644)
+                .to_str()
+                .unwrap()
+                .to_owned()
         }),
         ("a link into a world-writable directory", |env| {
             let target = env.program("ww2", 0o777, 0o755);
@@ -181,7 +194,12 @@ fn a_program_path_anyone_could_have_changed_is_replaced_by_the_bare_word() {
             d.join("claude").to_str().unwrap().to_owned()
         }),
         ("missing", |env| {
-            env.programs.path().join("none/claude").to_str().unwrap().to_owned()
+            env.programs
+                .path()
+                .join("none/claude")
+                .to_str()
+                .unwrap()
+                .to_owned()
         }),
     ];
     for (label, make) in cases {
@@ -209,13 +227,21 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
     let env = Env::new();
     let good = env.program("good", 0o755, 0o755);
     let layout = env.record(good.to_str().unwrap());
-    env.ok(&["restore", "--now", NOW, "--layout", layout.to_str().unwrap()]);
+    env.ok(&[
+        "restore",
+        "--now",
+        NOW,
+        "--layout",
+        layout.to_str().unwrap(),
+    ]);
     // Between restore and take, its directory becomes writable by anyone.
     fs::set_permissions(good.parent().unwrap(), fs::Permissions::from_mode(0o777)).unwrap();
     let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
     let line = text(&out.stdout);
     assert!(
-        line.contains(&format!(" 'claude' '--model' 'opus' '--resume' '{SESSION}'")),
+        line.contains(&format!(
+            " 'claude' '--model' 'opus' '--resume' '{SESSION}'"
+        )),
         "{line}"
     );
     assert!(!line.contains(good.to_str().unwrap()), "{line}");
@@ -224,7 +250,13 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
     let env = Env::new();
     let good = env.program("good", 0o755, 0o755);
     let layout = env.record(good.to_str().unwrap());
-    env.ok(&["restore", "--now", NOW, "--layout", layout.to_str().unwrap()]);
+    env.ok(&[
+        "restore",
+        "--now",
+        NOW,
+        "--layout",
+        layout.to_str().unwrap(),
+    ]);
     let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
     let line = text(&out.stdout);
     assert!(

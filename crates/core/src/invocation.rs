@@ -7,7 +7,9 @@
 //! any process of the user can write): the id must match its shape or there
 //! is no invocation at all; each recorded flag must be a carried flag of that
 //! agent with a value matching its shape, or it is dropped; the program word
-//! is the declared command word or an absolute path whose basename is one.
+//! is the declared command word or an absolute path whose basename is one
+//! (hosts pass a path only once [`crate::program::trusted`] has found it in
+//! a place nobody else can change).
 //! Flags come before the id operand so no trailing positional can swallow
 //! them, and the builder adds no flag of its own.
 

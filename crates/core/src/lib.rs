@@ -16,6 +16,8 @@
 //! - [`flag`]: extraction of allowlisted flags from invocation text.
 //! - [`posture`]: whether permission-posture flags may ride along.
 //! - [`invocation`]: the builder of `argv` and the quoted shell line.
+//! - [`program`]: whether a recorded program path may be replayed, from
+//!   facts the host's [`FsProbe`] reports.
 //! - [`shell`]: the quoting every supported shell parses identically, and the
 //!   history marker.
 //!

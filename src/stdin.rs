@@ -12,14 +12,24 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 /// shell's preexec pipe) writes at once and closes.
 pub const DEADLINE: Duration = Duration::from_secs(1);
 
-/// At most `cap` bytes of stdin, read until end of file or [`DEADLINE`];
-/// `None` when stdin is a terminal, fails, or is still open at the
-/// deadline (what was read by then is not used: it may be cut). One
-/// thread: each read waits in `poll` for what is left of the deadline.
-pub fn read(cap: u64) -> Option<Vec<u8>> {
+/// Why stdin was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// Stdin is a terminal: nobody is piping anything.
+    Terminal,
+    /// Still open at the deadline; what was read by then is not used (it
+    /// may be cut).
+    TimedOut,
+    /// A read failed.
+    Failed,
+}
+
+/// At most `cap` bytes of stdin, read until end of file or [`DEADLINE`].
+/// One thread: each read waits in `poll` for what is left of the deadline.
+pub fn read(cap: u64) -> Result<Vec<u8>, Unread> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return None;
+        return Err(Unread::Terminal);
     }
     let end = Instant::now() + DEADLINE;
     // One allocation up front: growing by doubling would copy, and touch,
@@ -30,22 +40,24 @@ pub fn read(cap: u64) -> Option<Vec<u8>> {
     let fd = stdin.as_fd();
     let mut lock = stdin.lock();
     while len < cap {
-        let left = end.checked_duration_since(Instant::now())?;
-        let timeout = Timespec::try_from(left).ok()?;
+        let left = end
+            .checked_duration_since(Instant::now())
+            .ok_or(Unread::TimedOut)?;
+        let timeout = Timespec::try_from(left).map_err(|_| Unread::Failed)?;
         let mut fds = [PollFd::new(&fd, PollFlags::IN)];
         match poll(&mut fds, Some(&timeout)) {
-            Ok(0) => return None,
+            Ok(0) => return Err(Unread::TimedOut),
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => continue,
-            Err(_) => return None,
+            Err(_) => return Err(Unread::Failed),
         }
         match lock.read(&mut buf[len..]) {
             Ok(0) => break,
             Ok(n) => len += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
+            Err(_) => return Err(Unread::Failed),
         }
     }
     buf.truncate(len);
-    Some(buf)
+    Ok(buf)
 }

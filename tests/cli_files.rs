@@ -425,6 +425,54 @@ fn pid_registries_that_are_fifos_devices_or_huge_hold_up_no_plan_or_restore() {
 }
 
 #[test]
+fn agent_settings_and_the_telemetry_file_that_are_fifos_devices_or_huge_are_refused_at_once() {
+    for fault in FAULTS {
+        let env = Env::new();
+        let settings = env.home().join(".claude/settings.json");
+        plant(&settings, fault);
+        for args in [
+            &["install-hooks", "claude", "--dry-run"][..],
+            &["install-hooks", "claude"],
+            &["uninstall-hooks", "claude"],
+        ] {
+            let out = env.run(
+                &format!("{} with the settings a {fault:?}", args.join(" ")),
+                args,
+                Input::Null,
+            );
+            let said = text(&out.stderr);
+            match fault {
+                Fault::Fifo | Fault::DevZero => assert!(
+                    !out.status.success()
+                        && said.contains("agent settings file is not a regular file"),
+                    "{args:?} {fault:?}: {said}"
+                ),
+                Fault::Huge => assert!(
+                    !out.status.success() && said.contains("agent settings file is larger than"),
+                    "{args:?} {fault:?}: {said}"
+                ),
+            }
+        }
+        let telemetry = env.root().join("state/telemetry.jsonl");
+        plant(&telemetry, fault);
+        let out = env.run(
+            &format!("stats with telemetry a {fault:?}"),
+            &["stats"],
+            Input::Null,
+        );
+        match fault {
+            Fault::Fifo | Fault::DevZero => assert!(
+                !out.status.success()
+                    && text(&out.stderr).contains("telemetry file is not a regular file"),
+                "stats {fault:?}: {}",
+                text(&out.stderr)
+            ),
+            Fault::Huge => assert!(out.status.success(), "{}", text(&out.stderr)),
+        }
+    }
+}
+
+#[test]
 fn a_hook_payload_that_never_ends_or_never_closes_keeps_the_hooks_promise() {
     let env = Env::new();
     env.ok(&["enable"]);

@@ -19,6 +19,7 @@ use agent_resume_store::Store;
 
 use crate::capture_apply::{noted_invocation, observe, Known};
 use crate::paths::Overrides;
+use crate::stdin::Unread;
 use crate::{config, pane_env, paths, when};
 
 #[derive(clap::Args)]
@@ -59,15 +60,23 @@ fn log(agent: &str, problem: &str) {
 }
 
 /// The payload on stdin: bounded in bytes and in time (crate::stdin).
-fn read_stdin() -> Vec<u8> {
+fn read_stdin() -> Result<Vec<u8>, String> {
     // One byte over the cap is enough to know it is over.
-    crate::stdin::read(MAX_PAYLOAD as u64 + 1).unwrap_or_default()
+    match crate::stdin::read(MAX_PAYLOAD as u64 + 1) {
+        Ok(bytes) => Ok(bytes),
+        Err(Unread::Terminal) => Ok(Vec::new()),
+        Err(Unread::TimedOut) => Err("payload: stdin did not end within 1 s".into()),
+        Err(Unread::Failed) => Err("payload: stdin could not be read".into()),
+    }
 }
 
 pub fn run(args: Args, o: &Overrides) -> ExitCode {
     let (chain, payload) = split_rest(&args.rest);
-    let payload = payload.map_or_else(read_stdin, |p| p.as_bytes().to_vec());
-    if let Err(problem) = record(&args, o, &payload) {
+    let payload = match payload {
+        Some(p) => Ok(p.as_bytes().to_vec()),
+        None => read_stdin(),
+    };
+    if let Err(problem) = record(&args, o, payload.as_deref().map_err(String::as_str)) {
         log(&args.agent, &problem);
     }
     if let (Some(chain), Some(last)) = (chain, args.rest.last()) {
@@ -87,10 +96,11 @@ fn split_rest(rest: &[String]) -> (Option<&[String]>, Option<&String>) {
     }
 }
 
-fn record(args: &Args, o: &Overrides, payload: &[u8]) -> Result<(), String> {
+fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<(), String> {
     if !config::gate_quiet(o).enabled {
         return Ok(());
     }
+    let payload = payload?;
     let agent = AgentKind::from_name(&args.agent).ok_or("unknown agent")?;
     let reported = hook::parse(agent, payload).map_err(|e| format!("payload: {e}"))?;
     let pane = pane_env::resolve(args.pane.as_deref())

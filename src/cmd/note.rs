@@ -34,7 +34,7 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
     if std::io::stdin().is_terminal() || !config::gate_quiet(o).enabled {
         return None;
     }
-    let text = String::from_utf8(crate::stdin::read(MAX_LINE)?).ok()?;
+    let text = String::from_utf8(crate::stdin::read(MAX_LINE).ok()?).ok()?;
     let agent = detect(Catalog::embedded(), &text)?;
     let (argv, headless) = match extract(agent, &text).ok()? {
         Extraction::Interactive { flags, program } => (

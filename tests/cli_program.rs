@@ -246,6 +246,27 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
     );
     assert!(!line.contains(good.to_str().unwrap()), "{line}");
 
+    // Untrusted already at restore: the bare word is armed, and it
+    // rebuilds to itself at take.
+    let env = Env::new();
+    let bad = env.program("ww", 0o777, 0o755);
+    let layout = env.record(bad.to_str().unwrap());
+    env.ok(&[
+        "restore",
+        "--now",
+        NOW,
+        "--layout",
+        layout.to_str().unwrap(),
+    ]);
+    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
+    let line = text(&out.stdout);
+    assert!(
+        line.contains(&format!(
+            " 'claude' '--model' 'opus' '--resume' '{SESSION}'"
+        )),
+        "{line}"
+    );
+
     // Left alone, the same path is taken as recorded.
     let env = Env::new();
     let good = env.program("good", 0o755, 0o755);

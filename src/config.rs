@@ -9,6 +9,7 @@ use std::path::Path;
 
 use agent_resume_core::gate::ENV_VAR;
 use agent_resume_core::{gate, Gate};
+use agent_resume_discover::file::{self, FileError, Kind};
 use anyhow::{bail, Context, Result};
 
 /// The raw value of `AGENT_RESUME`, when set and UTF-8.
@@ -16,13 +17,23 @@ pub fn env_value() -> Option<String> {
     std::env::var_os(ENV_VAR).and_then(|v| v.into_string().ok())
 }
 
+/// The largest config file read.
+const MAX_CONFIG: u64 = 64 * 1024;
+
+/// Reads the config file: a regular file of at most [`MAX_CONFIG`] bytes,
+/// opened without blocking (a FIFO, `/dev/zero` or a huge file in its
+/// place is refused at once).
+fn read(path: &Path) -> Result<String, FileError> {
+    file::read_text(path, Kind::Config, MAX_CONFIG)
+}
+
 /// What the config file says about `enabled`: `None` when the file or the
 /// key is missing.
 pub fn config_flag(path: &Path) -> Result<Option<bool>> {
-    let text = match fs::read_to_string(path) {
+    let text = match read(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).context("cannot read the config file"),
+        Err(e) if e.is_missing() => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
     let table: toml::Table = text.parse().context("config file is not valid TOML")?;
     match table.get("enabled") {
@@ -68,12 +79,12 @@ pub fn decide(config_path: &Path) -> Decided {
 /// directory (0700) and the file (0600) when missing. Written to a temporary
 /// file and renamed into place, so a crash never leaves half a config.
 pub fn set_enabled(path: &Path, on: bool) -> Result<()> {
-    let mut table = match fs::read_to_string(path) {
+    let mut table = match read(path) {
         Ok(text) => text
             .parse::<toml::Table>()
             .context("config file is not valid TOML; not rewriting it")?,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => toml::Table::new(),
-        Err(e) => return Err(e).context("cannot read the config file"),
+        Err(e) if e.is_missing() => toml::Table::new(),
+        Err(e) => return Err(e.into()),
     };
     table.insert("enabled".into(), toml::Value::Boolean(on));
     let text = toml::to_string(&table).context("cannot serialize the config")?;

@@ -14,6 +14,7 @@ mod pane_env;
 mod paths;
 mod process;
 mod restore;
+mod stdin;
 mod telemetry_file;
 mod when;
 

@@ -8,15 +8,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    plan, Event, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput, PostureWindow, Stored,
-    TelemetrySink, UnixMillis, Verdict,
+    plan, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput, PostureWindow,
+    Stored, TelemetrySink, UnixMillis, Verdict,
 };
+use agent_resume_discover::file::{self, Kind};
 use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup};
 use anyhow::{Context, Result};
 
 use crate::paths::Overrides;
 
-/// The real filesystem, for the plan's two questions.
+/// The real filesystem, for the plan's questions: directories, and whether
+/// a recorded program path may be replayed (core's `program`).
 pub struct RealFs;
 
 impl FsProbe for RealFs {
@@ -25,6 +27,12 @@ impl FsProbe for RealFs {
     }
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         fs::canonicalize(path).ok()
+    }
+    fn facts(&self, path: &Path) -> Option<FileFacts> {
+        file::facts(path)
+    }
+    fn user(&self) -> Option<u32> {
+        Some(file::user())
     }
 }
 
@@ -40,11 +48,7 @@ pub fn read_layout(path: &Path) -> Result<Layout> {
             .read_to_end(&mut text)
             .context("cannot read the layout from stdin")?;
     } else {
-        fs::File::open(path)
-            .context("cannot open the layout file")?
-            .take(MAX_LAYOUT)
-            .read_to_end(&mut text)
-            .context("cannot read the layout file")?;
+        text = file::read(path, Kind::Layout, MAX_LAYOUT)?;
     }
     serde_json::from_slice(&text)
         .context("layout is not a valid layout document (see docs/layout.md)")

@@ -4,11 +4,12 @@
 //! says so once on stderr: telemetry never fails a restore.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgeBand, AgentKind, Event, Outcome, TelemetrySink};
+use agent_resume_discover::file::Kind;
 use anyhow::Result;
 
 /// Where events go.
@@ -80,22 +81,41 @@ impl TelemetrySink for FileSink {
     }
 }
 
+/// The most bytes of the telemetry file read back.
+const MAX_READ: u64 = 256 << 20;
+
+/// The longest line read as an event (an event is under 200 bytes).
+const MAX_LINE: u64 = 4096;
+
 /// Reads events back; lines that do not decode to closed values are counted
 /// and skipped (the file is as untrusted as any other).
 pub fn read(path: &Path) -> std::io::Result<(Vec<Event>, usize)> {
-    let file = match fs::File::open(path) {
+    let file = match agent_resume_discover::file::open(path, Kind::Telemetry) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(e),
+        Err(e) if e.is_missing() => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e.into()),
     };
     let mut events = Vec::new();
     let mut bad = 0;
-    for line in BufReader::new(file).split(b'\n') {
-        let line = line?;
-        if line.is_empty() {
+    let mut r = BufReader::new(file.take(MAX_READ));
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut r).take(MAX_LINE).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        if line.last() != Some(&b'\n') && n as u64 == MAX_LINE {
+            // Longer than any event: counted as bad, never held whole.
+            r.skip_until(b'\n')?;
+            bad += 1;
             continue;
         }
-        match decode(&line) {
+        let l = line.strip_suffix(b"\n").unwrap_or(&line);
+        if l.is_empty() {
+            continue;
+        }
+        match decode(l) {
             Some(e) => events.push(e),
             None => bad += 1,
         }
@@ -154,6 +174,28 @@ mod tests {
         assert_eq!(events.len(), 2);
         assert_eq!(events[0], e);
         assert_eq!(bad, 2);
+        let _ = fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_line_longer_than_any_event_is_skipped_and_the_next_one_read() {
+        let dir = std::env::temp_dir().join(format!("ar-telemetry-long-{}", std::process::id()));
+        let path = dir.join("t.jsonl");
+        fs::create_dir_all(&dir).expect("dir");
+        let mut body = vec![b'x'; 3 * MAX_LINE as usize];
+        body.push(b'\n');
+        fs::write(&path, &body).expect("writes");
+        let e = Event {
+            agent: Some(AgentKind::Claude),
+            outcome: Outcome::Resumed,
+            posture_carried: false,
+            age_band: AgeBand::Le6h,
+        };
+        let mut sink = FileSink::new(path.clone());
+        sink.emit(&e);
+        drop(sink);
+        let (events, bad) = read(&path).expect("reads");
+        assert_eq!((events, bad), (vec![e], 1));
         let _ = fs::remove_dir_all(dir);
     }
 }

@@ -4,10 +4,11 @@
 //! agent reported for the pane, and exits 0 — always, quickly, printing
 //! nothing on stdout (an agent may read hook output as context). Problems go
 //! to stderr and to `$XDG_STATE_HOME/agent-resume/hook.log`, naming the
-//! problem's kind, never payload bytes.
+//! problem's kind, never payload bytes. Stdin is read to 1 MiB and for at
+//! most one second ([`crate::stdin`]).
 
 use std::fs;
-use std::io::{IsTerminal, Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +19,7 @@ use agent_resume_store::Store;
 
 use crate::capture_apply::{noted_invocation, observe, Known};
 use crate::paths::Overrides;
+use crate::stdin::Unread;
 use crate::{config, pane_env, paths, when};
 
 #[derive(clap::Args)]
@@ -57,24 +59,24 @@ fn log(agent: &str, problem: &str) {
     }
 }
 
-fn read_stdin() -> Vec<u8> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Vec::new();
-    }
-    let mut buf = Vec::new();
+/// The payload on stdin: bounded in bytes and in time (crate::stdin).
+fn read_stdin() -> Result<Vec<u8>, String> {
     // One byte over the cap is enough to know it is over.
-    let _ = stdin
-        .lock()
-        .take(MAX_PAYLOAD as u64 + 1)
-        .read_to_end(&mut buf);
-    buf
+    match crate::stdin::read(MAX_PAYLOAD as u64 + 1) {
+        Ok(bytes) => Ok(bytes),
+        Err(Unread::Terminal) => Ok(Vec::new()),
+        Err(Unread::TimedOut) => Err("payload: stdin did not end within 1 s".into()),
+        Err(Unread::Failed) => Err("payload: stdin could not be read".into()),
+    }
 }
 
 pub fn run(args: Args, o: &Overrides) -> ExitCode {
     let (chain, payload) = split_rest(&args.rest);
-    let payload = payload.map_or_else(read_stdin, |p| p.as_bytes().to_vec());
-    if let Err(problem) = record(&args, o, &payload) {
+    let payload = match payload {
+        Some(p) => Ok(p.as_bytes().to_vec()),
+        None => read_stdin(),
+    };
+    if let Err(problem) = record(&args, o, payload.as_deref().map_err(String::as_str)) {
         log(&args.agent, &problem);
     }
     if let (Some(chain), Some(last)) = (chain, args.rest.last()) {
@@ -94,10 +96,11 @@ fn split_rest(rest: &[String]) -> (Option<&[String]>, Option<&String>) {
     }
 }
 
-fn record(args: &Args, o: &Overrides, payload: &[u8]) -> Result<(), String> {
+fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<(), String> {
     if !config::gate_quiet(o).enabled {
         return Ok(());
     }
+    let payload = payload?;
     let agent = AgentKind::from_name(&args.agent).ok_or("unknown agent")?;
     let reported = hook::parse(agent, payload).map_err(|e| format!("payload: {e}"))?;
     let pane = pane_env::resolve(args.pane.as_deref())

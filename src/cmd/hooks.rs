@@ -276,9 +276,13 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
-    let old = match fs::read_to_string(&path) {
+    let old = match agent_resume_discover::file::read_text(
+        &path,
+        agent_resume_discover::file::Kind::AgentSettings,
+        16 << 20,
+    ) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) if e.is_missing() => String::new(),
         Err(e) => return Err(e).context("cannot read the agent's configuration"),
     };
     let new = if agent == AgentKind::Codex {

@@ -4,7 +4,7 @@
 //! keeps — never the text — or, for a headless run, only that it is one. Silent, and always exits 0: it
 //! runs before every agent command the user types.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
@@ -31,12 +31,10 @@ pub fn run(args: Args, o: &Overrides) -> ExitCode {
 }
 
 fn note(args: &Args, o: &Overrides) -> Option<()> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() || !config::gate_quiet(o).enabled {
+    if std::io::stdin().is_terminal() || !config::gate_quiet(o).enabled {
         return None;
     }
-    let mut text = String::new();
-    stdin.lock().take(MAX_LINE).read_to_string(&mut text).ok()?;
+    let text = String::from_utf8(crate::stdin::read(MAX_LINE).ok()?).ok()?;
     let agent = detect(Catalog::embedded(), &text)?;
     let (argv, headless) = match extract(agent, &text).ok()? {
         Extraction::Interactive { flags, program } => (

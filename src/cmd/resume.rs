@@ -56,7 +56,7 @@ pub fn launch(t: &Target<'_>, print: bool) -> Result<ExitCode> {
         agent,
         session_id: t.session_id,
         flags: t.flags,
-        program: t.program,
+        program: agent_resume_core::program::trusted(agent, t.program, &crate::restore::RealFs),
         posture: t.posture,
         shell: Shell::Sh,
     }) {

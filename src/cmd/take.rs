@@ -105,9 +105,13 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING));
     }
     let agent = Catalog::embedded().agent(armed.agent);
-    // Posture is decided now, from the recording's age at this moment.
+    // Posture is decided now, from the recording's age at this moment, and
+    // a recorded program path is checked again: what it holds may have
+    // changed since restore. An untrusted one becomes the bare word.
     let posture = decide(armed.observed_at, now, PostureWindow::DEFAULT);
-    match rebuild(agent, &armed.session_id, &armed.argv, args.shell, posture) {
+    let rebuilt = rebuild(agent, &armed.session_id, &armed.argv, args.shell, posture)
+        .and_then(|inv| inv.with_trusted_program(agent, &crate::restore::RealFs, args.shell));
+    match rebuilt {
         Ok(inv) => {
             println!("{}", inv.line);
             sink.emit(&Event::at_take(

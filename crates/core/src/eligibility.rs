@@ -176,6 +176,17 @@ pub trait FsProbe {
     fn is_dir(&self, path: &Path) -> bool;
     /// The canonical form of `path`, if it resolves.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
+    /// What `lstat` says of `path`, for the program-path decision
+    /// ([`crate::program`]). Knowing nothing (the default) replays no
+    /// recorded program path: the bare command word is used.
+    fn facts(&self, _path: &Path) -> Option<crate::program::FileFacts> {
+        None
+    }
+    /// The user agent-resume runs as; `None` (the default) trusts no
+    /// recorded program path.
+    fn user(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// What the agents' own session stores and this machine's processes say
@@ -277,7 +288,7 @@ fn pre_claim(
         agent,
         session_id: &rec.session_id,
         flags: &rec.flags,
-        program: rec.program.as_deref(),
+        program: crate::program::trusted(agent, rec.program.as_deref(), input.fs),
         posture,
         shell: spec.shell,
     })

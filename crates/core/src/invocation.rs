@@ -7,7 +7,9 @@
 //! any process of the user can write): the id must match its shape or there
 //! is no invocation at all; each recorded flag must be a carried flag of that
 //! agent with a value matching its shape, or it is dropped; the program word
-//! is the declared command word or an absolute path whose basename is one.
+//! is the declared command word or an absolute path whose basename is one
+//! (hosts pass a path only once [`crate::program::trusted`] has found it in
+//! a place nobody else can change).
 //! Flags come before the id operand so no trailing positional can swallow
 //! them, and the builder adds no flag of its own.
 
@@ -361,6 +363,30 @@ pub fn rebuild(
     match posture {
         Posture::Carry => Ok(rebuilt),
         Posture::Drop => build(&request(Posture::Drop)),
+    }
+}
+
+impl Invocation {
+    /// This invocation with its program word checked again against the
+    /// filesystem ([`crate::program::check`]): a recorded program path that
+    /// is no longer trusted becomes the agent's bare command word, and the
+    /// line is rendered afresh for `shell`. Used at take, after [`rebuild`]
+    /// has proven the stored argv is the builder's own.
+    pub fn with_trusted_program(
+        mut self,
+        agent: &AgentDecl,
+        fs: &dyn crate::eligibility::FsProbe,
+        shell: Shell,
+    ) -> Result<Invocation, BuildError> {
+        let Some(first) = self.argv.first() else {
+            return Ok(self);
+        };
+        if crate::program::trusted(agent, Some(first), fs).is_some() {
+            return Ok(self);
+        }
+        self.argv[0] = agent.command().to_owned();
+        self.line = render_line(shell, &self.argv).map_err(BuildError::Unquotable)?;
+        Ok(self)
     }
 }
 

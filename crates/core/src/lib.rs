@@ -16,6 +16,8 @@
 //! - [`flag`]: extraction of allowlisted flags from invocation text.
 //! - [`posture`]: whether permission-posture flags may ride along.
 //! - [`invocation`]: the builder of `argv` and the quoted shell line.
+//! - [`program`]: whether a recorded program path may be replayed, from
+//!   facts the host's [`FsProbe`] reports.
 //! - [`shell`]: the quoting every supported shell parses identically, and the
 //!   history marker.
 //!
@@ -65,6 +67,7 @@ pub mod invocation;
 pub mod layout;
 pub mod pane;
 pub mod posture;
+pub mod program;
 pub mod recording;
 pub mod report;
 pub mod shape;
@@ -90,6 +93,7 @@ pub use invocation::{
 pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
+pub use program::{FileFacts, FileKind};
 pub use recording::{Recording, Stored};
 pub use shape::Shape;
 pub use shell::{quote, render_line, QuoteError, Shell, MARKER};

@@ -22,7 +22,9 @@
 //! its agent's id shape from the catalog or the session is not listed;
 //! titles and prompts are cleaned of control and invisible characters
 //! ([`text::clean`]) before they are kept; directories are kept as paths
-//! and must be escaped for display by the caller.
+//! and must be escaped for display by the caller. Every file is opened
+//! through [`file`]: without blocking (a FIFO or device is refused), as a
+//! regular file only, and read through a size cap.
 //!
 //! # Example
 //!
@@ -39,6 +41,7 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::{AgentKind, UnixMillis};
 
 pub mod correlate;
+pub mod file;
 mod homes;
 pub mod json;
 mod opencode;

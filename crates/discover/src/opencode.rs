@@ -17,8 +17,12 @@ use crate::text::{clean, MAX_TEXT};
 use crate::{Problem, SessionInfo};
 
 fn open(db: &Path) -> Result<Connection, Problem> {
-    if !db.is_file() {
-        return Err(Problem::StoreMissing);
+    // A FIFO or device in the database's place is refused without
+    // blocking; SQLite then opens the regular file found there.
+    match crate::file::open(db, crate::file::Kind::Session) {
+        Ok(_) => {}
+        Err(e) if e.is_missing() => return Err(Problem::StoreMissing),
+        Err(_) => return Err(Problem::StoreUnreadable),
     }
     let c = Connection::open_with_flags(
         db,

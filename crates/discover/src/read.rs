@@ -5,10 +5,11 @@
 //! [`ZSTD_INPUT_FACTOR`] times that of a compressed one (a zstd block must
 //! be whole to decode; at most the bound is kept once decoded). The full
 //! listing streams the whole file and never holds more than one record of
-//! at most [`MAX_RECORD`] bytes.
+//! at most [`MAX_RECORD`] bytes, and stops at [`MAX_SESSION_FILE`]. A
+//! file that is not a regular file (a FIFO, a device) is refused without
+//! blocking ([`crate::file`]).
 
 use std::cell::RefCell;
-use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
@@ -31,6 +32,10 @@ impl Depth {
 
 /// A compressed file may be read up to this many times the prefix bound.
 pub const ZSTD_INPUT_FACTOR: u64 = 16;
+
+/// The most bytes read from one session file even when every record is
+/// wanted: a larger file is read to this bound, as cut short.
+pub const MAX_SESSION_FILE: u64 = 1 << 30;
 
 /// The longest record parsed whole; a longer one is read as cut short.
 pub const MAX_RECORD: usize = 4 << 20;
@@ -168,7 +173,9 @@ pub fn records_of_file(
     depth: Depth,
     f: &mut dyn FnMut(Rec<'_>),
 ) -> io::Result<ReadStats> {
-    let file = File::open(path)?;
+    // Never blocks on a FIFO or device, and refuses what is not a regular
+    // file (crate::file).
+    let file = crate::file::open(path, crate::file::Kind::Session)?;
     let (disk_limit, out_limit) = match depth {
         Depth::Prefix(n) => {
             let n = n as u64;
@@ -178,7 +185,7 @@ pub fn records_of_file(
                 (n, n)
             }
         }
-        Depth::Full => (u64::MAX, u64::MAX),
+        Depth::Full => (MAX_SESSION_FILE, u64::MAX),
     };
     let mut disk = Counting {
         inner: file.take(disk_limit),

@@ -21,6 +21,7 @@ use std::path::Path;
 
 use agent_resume_core::{AgentDecl, AgentKind, Catalog};
 
+use crate::file::Kind;
 use crate::store::read_small;
 use crate::Homes;
 
@@ -117,7 +118,11 @@ pub struct Running {
 }
 
 fn cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = read_small(Path::new(&format!("/proc/{pid}/cmdline")), 1 << 20)?;
+    let raw = read_small(
+        Path::new(&format!("/proc/{pid}/cmdline")),
+        Kind::PidRegistry,
+        1 << 20,
+    )?;
     let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
     if raw.is_empty() {
         return None;
@@ -162,7 +167,7 @@ fn claude_registry(root: &Path, out: &mut Vec<Registered>) {
         return;
     };
     for e in dir.filter_map(Result::ok).take(4096) {
-        let Some(bytes) = read_small(&e.path(), 64 * 1024) else {
+        let Some(bytes) = read_small(&e.path(), Kind::PidRegistry, 64 * 1024) else {
             continue;
         };
         if let Ok(ClaudePid {
@@ -228,7 +233,11 @@ impl Running {
             claude_registry(root, &mut registered);
         }
         if let Some(root) = &homes.grok {
-            if let Some(bytes) = read_small(&root.join("active_sessions.json"), 1 << 20) {
+            if let Some(bytes) = read_small(
+                &root.join("active_sessions.json"),
+                Kind::PidRegistry,
+                1 << 20,
+            ) {
                 if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
                     grok_entries(&v, 0, &mut registered);
                 }

@@ -16,12 +16,13 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
+use crate::file::Kind;
 use crate::parse::Acc;
 use crate::read::{records_of_file, Depth, ReadStats};
 use crate::{Note, Problem, SessionInfo};
@@ -290,19 +291,14 @@ pub fn entries(dir: &Path) -> io::Result<Vec<Entry>> {
     Ok(out)
 }
 
-/// Reads at most `max` bytes of a small side file.
-pub fn read_small(path: &Path, max: u64) -> Option<Vec<u8>> {
-    let mut buf = Vec::new();
-    fs::File::open(path)
-        .ok()?
-        .take(max)
-        .read_to_end(&mut buf)
-        .ok()?;
-    Some(buf)
+/// Reads at most `max` bytes of a small file of `kind`: a regular file
+/// only, opened without blocking ([`crate::file`]).
+pub fn read_small(path: &Path, kind: Kind, max: u64) -> Option<Vec<u8>> {
+    crate::file::read_prefix(path, kind, max).ok()
 }
 
 fn project_root(project: &Path) -> Option<PathBuf> {
-    let bytes = read_small(&project.join(".project_root"), 4096)?;
+    let bytes = read_small(&project.join(".project_root"), Kind::SideFile, 4096)?;
     let text = String::from_utf8(bytes).ok()?;
     let p = PathBuf::from(text.trim_end_matches(['\n', '\r']));
     p.is_absolute().then_some(p)
@@ -426,7 +422,7 @@ pub fn read(
 /// Grok's `summary.json` and Copilot's `workspace.yaml`: a title and a
 /// directory, read to at most 4 KiB.
 fn side_file(agent: AgentKind, path: &Path, acc: &mut Acc, stats: &mut ReadStats) {
-    let Some(bytes) = read_small(path, 4096) else {
+    let Some(bytes) = read_small(path, Kind::SideFile, 4096) else {
         return;
     };
     stats.bytes += bytes.len() as u64;

@@ -1,0 +1,304 @@
+//! Opening files another program or user could place: agent session files
+//! and side files, pid registries, the config file, a layout file, an
+//! agent's settings file.
+//!
+//! Every such file is opened with `O_NONBLOCK` (a FIFO with no writer, a
+//! device, never blocks the open), then the open handle is `fstat`ed and
+//! anything but a regular file is refused; it is read through a size cap.
+//! A refusal is a typed [`FileError`] that names the kind of file, never
+//! its bytes. Symbolic links are followed, and what they lead to is checked
+//! the same way: a link to `/dev/zero` is a device and is refused.
+//!
+//! [`facts`] answers the program-path questions of core's
+//! [`FsProbe`](agent_resume_core::FsProbe) from the real filesystem.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use agent_resume_core::{FileFacts, FileKind};
+use rustix::fs::OFlags;
+
+/// What kind of file is being read: named in errors instead of its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// agent-resume's own config file.
+    Config = 1,
+    /// A layout file given to `plan`/`restore`.
+    Layout = 2,
+    /// An agent's session file (a transcript) or session database.
+    Session = 3,
+    /// A small file beside a session (a summary, a project root).
+    SideFile = 4,
+    /// An agent's pid registry.
+    PidRegistry = 5,
+    /// An agent's own settings file, edited by `install-hooks`.
+    AgentSettings = 6,
+    /// agent-resume's telemetry file.
+    Telemetry = 7,
+}
+
+impl Kind {
+    /// Every variant.
+    pub const VARIANTS: &'static [Kind] = &[
+        Kind::Config,
+        Kind::Layout,
+        Kind::Session,
+        Kind::SideFile,
+        Kind::PidRegistry,
+        Kind::AgentSettings,
+        Kind::Telemetry,
+    ];
+
+    /// The stable name, as errors show it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Config => "config",
+            Kind::Layout => "layout",
+            Kind::Session => "session",
+            Kind::SideFile => "session side",
+            Kind::PidRegistry => "pid registry",
+            Kind::AgentSettings => "agent settings",
+            Kind::Telemetry => "telemetry",
+        }
+    }
+}
+
+/// Why a file was not read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// Nothing at the path.
+    #[error("the {} file does not exist", .0.as_str())]
+    Missing(Kind),
+    /// A FIFO, a device, a socket or a directory.
+    #[error("the {} file is not a regular file", .0.as_str())]
+    NotRegular(Kind),
+    /// Larger than the cap.
+    #[error("the {} file is larger than {max} bytes", .kind.as_str())]
+    TooLarge {
+        /// Which file.
+        kind: Kind,
+        /// The cap.
+        max: u64,
+    },
+    /// The open or a read failed.
+    #[error("the {} file cannot be read", .kind.as_str())]
+    Io {
+        /// Which file.
+        kind: Kind,
+        /// The system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl FileError {
+    /// Whether nothing was at the path.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, FileError::Missing(_))
+    }
+}
+
+impl From<FileError> for io::Error {
+    fn from(e: FileError) -> io::Error {
+        let kind = match &e {
+            FileError::Missing(_) => io::ErrorKind::NotFound,
+            FileError::NotRegular(_) | FileError::TooLarge { .. } => io::ErrorKind::InvalidInput,
+            FileError::Io { source, .. } => source.kind(),
+        };
+        io::Error::new(kind, e)
+    }
+}
+
+/// The flags every open adds: never block, never become the controlling
+/// terminal.
+fn flags() -> i32 {
+    // Both flags fit in an `i32` on every platform.
+    i32::try_from((OFlags::NONBLOCK | OFlags::NOCTTY).bits()).unwrap_or(0)
+}
+
+/// Opens `path` for reading without blocking and returns it only when it is
+/// a regular file.
+pub fn open(path: &Path, kind: Kind) -> Result<File, FileError> {
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags())
+        .open(path)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => FileError::Missing(kind),
+            _ => FileError::Io { kind, source: e },
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|source| FileError::Io { kind, source })?;
+    if !meta.file_type().is_file() {
+        return Err(FileError::NotRegular(kind));
+    }
+    Ok(file)
+}
+
+/// Reads the whole of `path`, refusing it when it holds more than `max`
+/// bytes (or grows past `max` while read).
+pub fn read(path: &Path, kind: Kind, max: u64) -> Result<Vec<u8>, FileError> {
+    let file = open(path, kind)?;
+    let len = file
+        .metadata()
+        .map_err(|source| FileError::Io { kind, source })?
+        .len();
+    if len > max {
+        return Err(FileError::TooLarge { kind, max });
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|source| FileError::Io { kind, source })?;
+    if buf.len() as u64 > max {
+        return Err(FileError::TooLarge { kind, max });
+    }
+    Ok(buf)
+}
+
+/// Reads `path` as UTF-8 text, as [`read`] does.
+pub fn read_text(path: &Path, kind: Kind, max: u64) -> Result<String, FileError> {
+    let bytes = read(path, kind, max)?;
+    String::from_utf8(bytes).map_err(|_| FileError::Io {
+        kind,
+        source: io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"),
+    })
+}
+
+/// Reads at most the first `max` bytes of `path`: a prefix is enough.
+pub fn read_prefix(path: &Path, kind: Kind, max: u64) -> Result<Vec<u8>, FileError> {
+    let mut buf = Vec::new();
+    open(path, kind)?
+        .take(max)
+        .read_to_end(&mut buf)
+        .map_err(|source| FileError::Io { kind, source })?;
+    Ok(buf)
+}
+
+/// Filesystems whose files are made by the kernel, not stored: a program
+/// path on one of them is never replayed.
+fn pseudo(magic: i64) -> bool {
+    const PSEUDO: &[i64] = &[
+        0x9fa0,      // proc
+        0x6265_6572, // sysfs
+        0x1cd1,      // devpts
+        0x6462_6720, // debugfs
+        0x7472_6163, // tracefs
+        0x7363_6673, // securityfs
+        0x0027_e0eb, // cgroup
+        0x6367_7270, // cgroup2
+        0xcafe_4a11, // bpf
+        0x6e73_6673, // nsfs
+        0x5069_6446, // pidfs
+        0x4249_4e4d, // binfmt_misc
+        0x6165_676c, // pstore
+        0x6573_7546, // fusectl
+        0xde5e_81e4, // efivarfs
+        0x1373,      // devfs
+        0x6265_6570, // configfs
+    ];
+    PSEUDO.contains(&magic)
+}
+
+/// The facts core's program-path decision needs about `path`, read with
+/// `lstat` (a symbolic link is described, not followed) and, for what is
+/// not a link, `statfs`.
+pub fn facts(path: &Path) -> Option<FileFacts> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    let t = meta.file_type();
+    let kind = if t.is_symlink() {
+        FileKind::Symlink
+    } else if t.is_file() {
+        FileKind::Regular
+    } else if t.is_dir() {
+        FileKind::Directory
+    } else {
+        FileKind::Other
+    };
+    let pseudo = match kind {
+        FileKind::Symlink => false,
+        FileKind::Regular | FileKind::Directory | FileKind::Other => {
+            let st = rustix::fs::statfs(path).ok()?;
+            #[allow(clippy::unnecessary_cast)]
+            pseudo(st.f_type as i64)
+        }
+    };
+    Some(FileFacts {
+        kind,
+        mode: meta.mode() & 0o7777,
+        uid: meta.uid(),
+        pseudo,
+    })
+}
+
+/// The user this process runs as.
+pub fn user() -> u32 {
+    rustix::process::getuid().as_raw()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo");
+        assert!(matches!(
+            read(&fifo, Kind::Config, 1024),
+            Err(FileError::NotRegular(Kind::Config))
+        ));
+    }
+
+    #[test]
+    fn a_link_to_a_device_is_refused_and_a_large_file_is_refused_by_its_cap() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let zero = dir.path().join("zero");
+        symlink("/dev/zero", &zero).expect("symlink");
+        assert!(matches!(
+            read_prefix(&zero, Kind::Session, 1024),
+            Err(FileError::NotRegular(Kind::Session))
+        ));
+        let big = dir.path().join("big");
+        File::create(&big)
+            .and_then(|f| f.set_len(100 << 20))
+            .expect("sparse file");
+        let e = read(&big, Kind::Layout, 1 << 20).expect_err("too large");
+        assert!(matches!(
+            e,
+            FileError::TooLarge {
+                kind: Kind::Layout,
+                ..
+            }
+        ));
+        assert_eq!(
+            e.to_string(),
+            "the layout file is larger than 1048576 bytes"
+        );
+        assert_eq!(
+            read_prefix(&big, Kind::Session, 10).expect("prefix").len(),
+            10
+        );
+        assert!(read(&dir.path().join("none"), Kind::Config, 1).is_err_and(|e| e.is_missing()));
+    }
+
+    #[test]
+    fn proc_is_a_pseudo_filesystem_and_a_temp_dir_is_not() {
+        assert!(facts(Path::new("/proc/self/status")).is_some_and(|f| f.pseudo));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = facts(dir.path()).expect("facts");
+        assert!(!f.pseudo);
+        assert_eq!(f.kind, FileKind::Directory);
+    }
+}

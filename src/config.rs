@@ -197,7 +197,7 @@ pub fn armed_expiry_millis(o: &crate::paths::Overrides) -> i64 {
     let env = std::env::var_os(ARMED_EXPIRY_ENV).and_then(|v| v.into_string().ok());
     let table = crate::paths::config(o)
         .ok()
-        .and_then(|p| fs::read_to_string(p).ok())
+        .and_then(|p| read(&p).ok())
         .and_then(|t| t.parse::<toml::Table>().ok());
     armed_expiry_minutes(env.as_deref(), table.as_ref()) * 60 * 1000
 }

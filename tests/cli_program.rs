@@ -236,7 +236,7 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
     ]);
     // Between restore and take, its directory becomes writable by anyone.
     fs::set_permissions(good.parent().unwrap(), fs::Permissions::from_mode(0o777)).unwrap();
-    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
+    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh", "--now", NOW]);
     let line = text(&out.stdout);
     assert!(
         line.contains(&format!(
@@ -258,7 +258,7 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
         "--layout",
         layout.to_str().unwrap(),
     ]);
-    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
+    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh", "--now", NOW]);
     let line = text(&out.stdout);
     assert!(
         line.contains(&format!(
@@ -278,7 +278,7 @@ fn take_checks_the_program_path_again_and_falls_back_to_the_bare_word() {
         "--layout",
         layout.to_str().unwrap(),
     ]);
-    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh"]);
+    let out = env.ok(&["take", "--pane", PANE, "--shell", "zsh", "--now", NOW]);
     let line = text(&out.stdout);
     assert!(
         line.contains(&format!(" '{}' '--model' 'opus'", good.display())),

@@ -107,7 +107,11 @@ impl World {
                     format!("PS1='{PROMPT} '\n{load}"),
                 ),
                 Sh::Zsh => (
-                    self.p(if with { "zdot/.zshrc" } else { "zdot-bare/.zshrc" }),
+                    self.p(if with {
+                        "zdot/.zshrc"
+                    } else {
+                        "zdot-bare/.zshrc"
+                    }),
                     format!("PS1='{PROMPT} '\n{load}"),
                 ),
                 Sh::Fish => (
@@ -176,8 +180,14 @@ impl World {
         let path = format!("{}:/usr/bin:/bin", self.p("bin").display());
         set("PATH", path.as_ref());
         set("HISTFILE", self.p("hist").as_os_str());
-        set("AGENT_RESUME_DB", self.p("data/recordings.sqlite3").as_os_str());
-        set("AGENT_RESUME_CONFIG", self.p("config/config.toml").as_os_str());
+        set(
+            "AGENT_RESUME_DB",
+            self.p("data/recordings.sqlite3").as_os_str(),
+        );
+        set(
+            "AGENT_RESUME_CONFIG",
+            self.p("config/config.toml").as_os_str(),
+        );
         set("XDG_STATE_HOME", self.p("state").as_os_str());
         let zdot = if integration { "zdot" } else { "zdot-bare" };
         set("ZDOTDIR", self.p(zdot).as_os_str());
@@ -299,7 +309,12 @@ impl World {
             let c = self.calls();
             (!c.is_empty()).then_some(c)
         });
-        assert_eq!(calls.len(), 1, "{}: the agent ran once: {calls:?}", self.name());
+        assert_eq!(
+            calls.len(),
+            1,
+            "{}: the agent ran once: {calls:?}",
+            self.name()
+        );
         calls.into_iter().next().expect("one call")
     }
 
@@ -351,7 +366,8 @@ fn half_typed_input_never_gets_the_line_and_the_next_prompt_takes_it() {
         w.tmux
             .ok(&["send-keys", "-t", &pane, "-l", "--", "echo half"]);
         w.tmux.wait_screen(&pane, "the half-typed input", |s| {
-            s.lines().any(|l| l.trim_end() == format!("{PROMPT} echo half"))
+            s.lines()
+                .any(|l| l.trim_end() == format!("{PROMPT} echo half"))
         });
         let (argv, err) = w.restore();
         assert_eq!(
@@ -362,7 +378,11 @@ fn half_typed_input_never_gets_the_line_and_the_next_prompt_takes_it() {
         );
         w.assert_nothing_typed(&pane);
         assert_eq!(w.armed(), 1, "{}: the line stays armed", w.name());
-        assert!(err.contains("the prompt holds input"), "{}: {err}", w.name());
+        assert!(
+            err.contains("the prompt holds input"),
+            "{}: {err}",
+            w.name()
+        );
         // The user's own line runs as typed; the next prompt takes the line.
         w.tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
         assert_eq!(
@@ -406,7 +426,11 @@ fn an_unfinished_line_at_a_continuation_prompt_never_gets_the_line() {
             w.name()
         );
         w.assert_nothing_typed(&pane);
-        assert!(err.contains("the prompt holds input"), "{}: {err}", w.name());
+        assert!(
+            err.contains("the prompt holds input"),
+            "{}: {err}",
+            w.name()
+        );
     }
 }
 
@@ -444,7 +468,11 @@ fn a_shell_running_a_script_never_gets_the_line_and_the_next_prompt_takes_it() {
             "{}: the take command was typed:\n{screen}",
             w.name()
         );
-        assert!(err.contains("no idle prompt published"), "{}: {err}", w.name());
+        assert!(
+            err.contains("no idle prompt published"),
+            "{}: {err}",
+            w.name()
+        );
         // Back at its prompt, the shell takes the line.
         assert_eq!(
             w.wait_one_call("the next prompt to take the line"),
@@ -470,6 +498,10 @@ fn a_pane_without_the_integration_is_never_typed_into() {
         );
         w.assert_nothing_typed(&pane);
         assert_eq!(w.armed(), 1, "{}: the line stays armed", w.name());
-        assert!(err.contains("no idle prompt published"), "{}: {err}", w.name());
+        assert!(
+            err.contains("no idle prompt published"),
+            "{}: {err}",
+            w.name()
+        );
     }
 }

@@ -83,7 +83,14 @@ __agent_resume_drops_dups() {
 
 # Inside tmux, with a pane tmux named (`%N`).
 __agent_resume_in_tmux() {
-  [ -n "${TMUX-}" ] && case ${TMUX_PANE-} in %[0-9]*) true ;; *) false ;; esac
+  [ -n "${TMUX-}" ] || return 1
+  case ${TMUX_PANE-} in
+    %*) ;;
+    *) return 1 ;;
+  esac
+  case ${TMUX_PANE#%} in
+    '' | *[!0-9]*) return 1 ;;
+  esac
 }
 
 __agent_resume_seq=0

@@ -224,7 +224,13 @@ impl Tmux {
         let answer = loop {
             let text = self.run(
                 "display-message",
-                &["display-message", "-p", "-t", target, "#{@agent_resume_probe}"],
+                &[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    target,
+                    "#{@agent_resume_probe}",
+                ],
             )?;
             if let Some(a) = Answer::parse(text.trim_end_matches('\n')) {
                 break a;
@@ -247,7 +253,16 @@ impl Tmux {
         self.run(
             "send-keys",
             &[
-                "send-keys", "-t", target, "-l", "--", text, ";", "send-keys", "-t", target,
+                "send-keys",
+                "-t",
+                target,
+                "-l",
+                "--",
+                text,
+                ";",
+                "send-keys",
+                "-t",
+                target,
                 "Enter",
             ],
         )?;
@@ -281,8 +296,20 @@ mod tests {
     fn only_a_well_formed_marker_is_a_published_prompt() {
         assert_eq!(Prompt::parse("3:4242"), Some(Prompt { seq: 3, pid: 4242 }));
         for bad in [
-            "", ":", "3", "3:", ":4242", "3:1", "3:0", "+3:4242", "3:4242\n", "3: 4242",
-            "3:4242:1", "x:4242", "3:99999999999", "-1:4242",
+            "",
+            ":",
+            "3",
+            "3:",
+            ":4242",
+            "3:1",
+            "3:0",
+            "+3:4242",
+            "3:4242\n",
+            "3: 4242",
+            "3:4242:1",
+            "x:4242",
+            "3:99999999999",
+            "-1:4242",
         ] {
             assert_eq!(Prompt::parse(bad), None, "{bad:?}");
         }

@@ -163,6 +163,11 @@ impl World {
     /// of the test server, with `TMUX` and `TMUX_PANE` as tmux set them and
     /// nothing else of the test's environment; waits for its first prompt.
     fn start_shell(&self, integration: bool) -> String {
+        self.start_shell_with(integration, &[])
+    }
+
+    /// [`World::start_shell`] with `extra` environment set last (it wins).
+    fn start_shell_with(&self, integration: bool, extra: &[(&str, &str)]) -> String {
         let mut argv: Vec<OsString> = vec![
             "sh".into(),
             "-c".into(),
@@ -191,6 +196,9 @@ impl World {
         set("XDG_STATE_HOME", self.p("state").as_os_str());
         let zdot = if integration { "zdot" } else { "zdot-bare" };
         set("ZDOTDIR", self.p(zdot).as_os_str());
+        for (k, v) in extra {
+            set(k, v.as_ref());
+        }
         argv.push(self.shell.clone().into());
         let rc = if integration { "rc" } else { "rc-bare" };
         match self.sh {
@@ -501,6 +509,37 @@ fn a_pane_without_the_integration_is_never_typed_into() {
         assert!(
             err.contains("no idle prompt published"),
             "{}: {err}",
+            w.name()
+        );
+    }
+}
+
+#[test]
+fn without_a_reachable_tmux_the_integration_prints_nothing_and_fails_nothing() {
+    for sh in SHELLS {
+        let w = World::new(sh);
+        // `TMUX` names no server, and no tmux is on `PATH`.
+        let only_agent = w.p("bin");
+        let pane = w.start_shell_with(
+            true,
+            &[
+                ("TMUX", "/nonexistent/agent-resume-test,1,0"),
+                ("PATH", only_agent.to_str().expect("a UTF-8 path")),
+            ],
+        );
+        w.tmux.type_line(&pane, "echo one");
+        let screen = w
+            .tmux
+            .wait_screen(&pane, "the prompt after a line", |s| prompts(s) >= 2);
+        let text: Vec<&str> = screen
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            text,
+            [format!("{PROMPT} echo one").as_str(), "one", PROMPT],
+            "{}: only the prompts and the line's own output",
             w.name()
         );
     }

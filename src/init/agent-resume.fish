@@ -98,6 +98,8 @@ end
 function __agent_resume_in_tmux
     set -q TMUX; and test -n "$TMUX"; and set -q TMUX_PANE
     and string match -qr '^%[0-9]+$' -- "$TMUX_PANE"
+    # fish itself reports a missing command, whatever its redirections.
+    and command -q tmux
 end
 
 set -g __agent_resume_seq 0
@@ -132,6 +134,7 @@ end
 # (every line of it) is empty; `<seq>:busy` otherwise. It never changes
 # the line.
 function __agent_resume_probe
+    __agent_resume_in_tmux; or return 0
     set -l state busy
     test -z "$(commandline)"; and set state empty
     command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" >/dev/null 2>&1

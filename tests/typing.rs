@@ -326,6 +326,24 @@ impl World {
         calls.into_iter().next().expect("one call")
     }
 
+    /// The words that start this world's shell with the integration, for a
+    /// line typed into another shell (paths hold no space or quote).
+    fn nested_shell(&self) -> String {
+        match self.sh {
+            Sh::Bash => format!(
+                "{} --noprofile --rcfile {} -i",
+                self.shell.display(),
+                self.p("rc.bash").display()
+            ),
+            Sh::Zsh => format!("{} --no-globalrcs -i", self.shell.display()),
+            Sh::Fish => format!(
+                "{} --no-config -i -C \"source {}\"",
+                self.shell.display(),
+                self.p("rc.fish").display()
+            ),
+        }
+    }
+
     /// The pane never showed the typed take command.
     fn assert_nothing_typed(&self, pane: &str) {
         let screen = self.tmux.screen(pane);
@@ -451,7 +469,7 @@ fn a_shell_running_a_script_never_gets_the_line_and_the_next_prompt_takes_it() {
         // The foreground command is a shell (bash), reading a line.
         w.tmux.type_line(
             &pane,
-            r#"bash -c 'echo waiting; read -r l; echo "got[$l]"'"#,
+            r#"bash -c 'echo waiting; read -r l; printf "got[%q]\n" "$l"'"#,
         );
         w.tmux.wait_screen(&pane, "the script to wait", |s| {
             s.lines().any(|l| l == "waiting")
@@ -486,6 +504,64 @@ fn a_shell_running_a_script_never_gets_the_line_and_the_next_prompt_takes_it() {
             w.wait_one_call("the next prompt to take the line"),
             argv,
             "{}",
+            w.name()
+        );
+    }
+}
+
+#[test]
+fn a_prompt_left_published_by_a_shell_that_ended_never_lets_keys_into_the_program_in_front() {
+    for sh in SHELLS {
+        let w = World::new(sh);
+        let pane = w.start_shell(true);
+        w.save_and_record(&pane);
+        // A script (a shell in front) runs a shell with the integration,
+        // which publishes its prompt and ends at end-of-file (no line runs,
+        // so nothing clears the marker); then the script reads a line.
+        let script = format!(
+            r#"bash -c '{}; echo back; read -r l; printf "got[%q]\n" "$l"'"#,
+            w.nested_shell()
+        );
+        w.tmux.type_line(&pane, &script);
+        wait_for("the inner shell's prompt", || {
+            let screen = w.tmux.screen(&pane);
+            let marker = w.tmux.pane_format(&pane, "#{@agent_resume_prompt}");
+            (prompts(&screen) >= 2 && !marker.is_empty()).then_some(())
+        });
+        w.tmux.ok(&["send-keys", "-t", &pane, "C-d"]);
+        w.tmux.wait_screen(&pane, "the script to go on", |s| {
+            s.lines().any(|l| l == "back")
+        });
+        wait_for("bash in front", || {
+            (w.tmux.pane_format(&pane, "#{pane_current_command}") == "bash").then_some(())
+        });
+        assert!(
+            !w.tmux
+                .pane_format(&pane, "#{@agent_resume_prompt}")
+                .is_empty(),
+            "{}: the ended shell's prompt is still published",
+            w.name()
+        );
+        let (_, err) = w.restore();
+        w.tmux.type_line(&pane, SENTINEL);
+        let screen = w.tmux.wait_screen(&pane, "the script's answer", |s| {
+            s.lines().any(|l| l.starts_with("got["))
+        });
+        let got: Vec<&str> = screen.lines().filter(|l| l.starts_with("got[")).collect();
+        assert_eq!(
+            got,
+            vec![format!("got[{SENTINEL}]").as_str()],
+            "{}: the script read only what the user typed:\n{screen}",
+            w.name()
+        );
+        assert!(
+            !screen.contains("AGENT_RESUME_LINE"),
+            "{}: the take command was typed:\n{screen}",
+            w.name()
+        );
+        assert!(
+            err.contains("the shell does not hold its terminal"),
+            "{}: {err}",
             w.name()
         );
     }

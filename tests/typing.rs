@@ -510,6 +510,53 @@ fn a_shell_running_a_script_never_gets_the_line_and_the_next_prompt_takes_it() {
 }
 
 #[test]
+fn a_read_in_the_shell_itself_never_gets_the_line_and_the_next_prompt_takes_it() {
+    for sh in SHELLS {
+        let w = World::new(sh);
+        let pane = w.start_shell(true);
+        w.save_and_record(&pane);
+        // The shell itself (a builtin, no other process) reads a line: it
+        // holds its terminal, and only the cleared marker tells it is busy.
+        let line = match sh {
+            Sh::Bash | Sh::Zsh => r#"echo reading; read -r l; printf 'got[%q]\n' "$l""#,
+            Sh::Fish => r#"echo reading; read -l l; printf 'got[%s]\n' (string escape -- $l)"#,
+        };
+        w.tmux.type_line(&pane, line);
+        w.tmux.wait_screen(&pane, "the line to start", |s| {
+            s.lines().any(|l| l == "reading")
+        });
+        let (argv, err) = w.restore();
+        w.tmux.type_line(&pane, SENTINEL);
+        let screen = w.tmux.wait_screen(&pane, "the read's answer", |s| {
+            s.lines().any(|l| l.starts_with("got["))
+        });
+        let got: Vec<&str> = screen.lines().filter(|l| l.starts_with("got[")).collect();
+        assert_eq!(
+            got,
+            vec![format!("got[{SENTINEL}]").as_str()],
+            "{}: the read got only what the user typed:\n{screen}",
+            w.name()
+        );
+        assert!(
+            !screen.contains("AGENT_RESUME_LINE"),
+            "{}: the take command was typed:\n{screen}",
+            w.name()
+        );
+        assert!(
+            err.contains("no idle prompt published"),
+            "{}: {err}",
+            w.name()
+        );
+        assert_eq!(
+            w.wait_one_call("the next prompt to take the line"),
+            argv,
+            "{}",
+            w.name()
+        );
+    }
+}
+
+#[test]
 fn a_prompt_left_published_by_a_shell_that_ended_never_lets_keys_into_the_program_in_front() {
     for sh in SHELLS {
         let w = World::new(sh);

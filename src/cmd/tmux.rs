@@ -8,8 +8,10 @@
 //! its environment, so its shell integration takes the armed line at the
 //! first prompt. Panes that already exist (restored by tmux-resurrect, say)
 //! are matched by session, window and pane index; where such a pane's shell
-//! sits at its prompt, a fixed command holding nothing but the validated
-//! pane id and the history marker is typed into it.
+//! integration shows an empty, idle prompt (`agent_resume_tmux`'s `prompt`
+//! module), a fixed command holding nothing but the validated pane id and
+//! the history marker is typed into it; anywhere else nothing is typed and
+//! the integration takes the armed line at the pane's next prompt.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
@@ -19,7 +21,7 @@ use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
     layout_size, shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Start,
-    Tmux,
+    Tmux, Typed, PROBE_PATIENCE,
 };
 use anyhow::{Context, Result};
 
@@ -124,7 +126,8 @@ pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
 enum Fate {
     /// Created now, in this directory (if it still exists).
     Create(Option<PathBuf>),
-    /// Already there, its shell at a prompt: typed into.
+    /// Already there, a shell in front: typed into only at an empty, idle
+    /// prompt.
     AtPrompt(String),
 }
 
@@ -260,9 +263,19 @@ pub fn restore_server(
         let Some(spec) = placed.iter().find(|x| x.spec.id == p.pane) else {
             continue;
         };
-        if let Err(e) = tmux.type_line(target, &take_command(&bin, p.pane, spec.spec.shell)) {
-            eprintln!("agent-resume: could not dispatch to a pane ({e}); it stays a shell");
-        }
+        // Typed only into an empty, idle prompt; otherwise the line stays
+        // armed and the pane's integration takes it at its next prompt.
+        let line = take_command(&bin, p.pane, spec.spec.shell);
+        let why = match tmux.type_at_idle_prompt(target, &line, PROBE_PATIENCE) {
+            Ok(Typed::Sent) => continue,
+            Ok(Typed::Refused(why)) => why.to_string(),
+            Err(e) => e.to_string(),
+        };
+        let left = match tmux.leave_pending(target, p.pane) {
+            Ok(()) => "left armed for its next prompt",
+            Err(_) => "left armed",
+        };
+        eprintln!("agent-resume: nothing typed into a pane ({why}); {left}");
     }
     Ok(decided.plans)
 }

@@ -7,6 +7,11 @@
 #   recording (a suspended, failed or killed agent keeps it);
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
 #   and runs it: the line is never typed into your editor.
+# - inside tmux, publishes at each prompt that the shell sits idle at it
+#   (the pane option @agent_resume_prompt, cleared when a line runs), and
+#   answers a probe key with whether the line being edited is empty, so
+#   `agent-resume tmux restore` types only into an empty, idle prompt; a
+#   line it could not type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
 
 __agent_resume_bin=@AGENT_RESUME_BIN@
@@ -52,6 +57,7 @@ __agent_resume_last() {
 
 # Runs from PS0, in a subshell, just before a command line executes.
 __agent_resume_preexec() {
+  __agent_resume_in_tmux && command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
   __agent_resume_has_pane || return 0
   local line
   line=$(__agent_resume_last)
@@ -75,6 +81,63 @@ __agent_resume_drops_dups() {
   return 1
 }
 
+# Inside tmux, with a pane tmux named (`%N`).
+__agent_resume_in_tmux() {
+  [ -n "${TMUX-}" ] || return 1
+  case ${TMUX_PANE-} in
+    %*) ;;
+    *) return 1 ;;
+  esac
+  case ${TMUX_PANE#%} in
+    '' | *[!0-9]*) return 1 ;;
+  esac
+}
+
+__agent_resume_seq=0
+__agent_resume_ps2=
+
+# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
+# reads whether `tmux restore` left this pane a line to take (its id).
+__agent_resume_publish() {
+  __agent_resume_in_tmux || return 0
+  __agent_resume_seq=$((__agent_resume_seq + 1))
+  __agent_resume_ps2=
+  # A continuation prompt (PS2) sets the flag as it is drawn (see below).
+  case $PS2 in
+    *__agent_resume_ps2*) ;;
+    *) PS2='${__agent_resume_ps2:0:$((__agent_resume_ps2=1,0))}'"$PS2" ;;
+  esac
+  local pending line
+  pending=$(command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$$" \; \
+    show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null) || return 0
+  [ -n "$pending" ] || return 0
+  command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
+    set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+  line=$("$__agent_resume_bin" take --pane "$pending" --shell bash 2>/dev/null) || {
+    __agent_resume_publish
+    return 0
+  }
+  eval "$line"
+  __agent_resume_ended $?
+  __agent_resume_publish
+}
+
+# The probe key: answers `<seq>:empty` only when the line being edited is
+# empty and is not the continuation of an unfinished one; `<seq>:busy`
+# otherwise. It never changes the line.
+__agent_resume_probe() {
+  local state=busy
+  [ -z "$READLINE_LINE" ] && [ -z "$__agent_resume_ps2" ] && state=empty
+  command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" >/dev/null 2>&1
+  return 0
+}
+
+if __agent_resume_in_tmux; then
+  bind -m emacs -x '"\e[59999~": __agent_resume_probe' 2>/dev/null
+  bind -m vi-insert -x '"\e[59999~": __agent_resume_probe' 2>/dev/null
+  bind -m vi-command -x '"\e[59999~": __agent_resume_probe' 2>/dev/null
+fi
+
 __agent_resume_precmd() {
   local st=$? entry ran=$__agent_resume_ran
   __agent_resume_ran=
@@ -90,6 +153,12 @@ __agent_resume_precmd() {
     __agent_resume_ended "$st"
   fi
   __agent_resume_seen=${entry:-none}
+  __agent_resume_first
+  # Last: the prompt is published only once nothing else runs before it.
+  __agent_resume_publish
+}
+
+__agent_resume_first() {
   [ -n "${AGENT_RESUME_TAKEN-}" ] && return 0
   __agent_resume_has_pane || return 0
   # Only the pane's first shell takes: a nested shell inherits this.

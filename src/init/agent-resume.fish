@@ -7,6 +7,11 @@
 #   recording (a suspended, failed or killed agent keeps it);
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
 #   and runs it: the line is never typed into your editor.
+# - inside tmux, publishes at each prompt that the shell sits idle at it
+#   (the pane option @agent_resume_prompt, cleared when a line runs), and
+#   answers a probe key with whether the line being edited is empty, so
+#   `agent-resume tmux restore` types only into an empty, idle prompt; a
+#   line it could not type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
 
 set -g __agent_resume_bin @AGENT_RESUME_BIN@
@@ -39,6 +44,7 @@ function __agent_resume_ended --argument-names st
 end
 
 function __agent_resume_preexec --on-event fish_preexec
+    __agent_resume_in_tmux; and command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
     __agent_resume_is_agent "$argv[1]"; or return 0
@@ -59,7 +65,7 @@ function __agent_resume_postexec --on-event fish_postexec
     end
 end
 
-function __agent_resume_first_prompt --on-event fish_prompt
+function __agent_resume_first_prompt
     functions -e __agent_resume_first_prompt
     set -q AGENT_RESUME_TAKEN; and return 0
     __agent_resume_has_pane; or return 0
@@ -86,4 +92,57 @@ function __agent_resume_first_prompt --on-event fish_prompt
     # resumed agent ended cleanly is unknown here: the recording is kept
     # (as after a failed resume). An agent typed at the prompt later is
     # handled by the preexec/postexec pair as usual.
+end
+
+# Inside tmux, with a pane tmux named (`%N`).
+function __agent_resume_in_tmux
+    set -q TMUX; and test -n "$TMUX"; and set -q TMUX_PANE
+    and string match -qr '^%[0-9]+$' -- "$TMUX_PANE"
+    # fish itself reports a missing command, whatever its redirections.
+    and command -q tmux
+end
+
+set -g __agent_resume_seq 0
+
+# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
+# reads whether `tmux restore` left this pane a line to take (its id).
+# The first prompt's take runs before it.
+function __agent_resume_publish --on-event fish_prompt
+    functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
+    __agent_resume_in_tmux; or return 0
+    set -g __agent_resume_seq (math $__agent_resume_seq + 1)
+    set -l pending (command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$fish_pid" \; \
+        show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null); or return 0
+    test -n "$pending"; or return 0
+    command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
+        set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+    set -l line ($__agent_resume_bin take --pane "$pending[1]" --shell fish 2>/dev/null)
+    if test $status -eq 0
+        # As at the first prompt: the agent must own its terminal.
+        set -l mode interactive
+        status is-full-job-control; and set mode full
+        status is-no-job-control; and set mode none
+        status job-control full
+        eval $line &
+        fg >/dev/null 2>&1
+        status job-control $mode
+    end
+    __agent_resume_publish
+end
+
+# The probe key: answers `<seq>:empty` only when the line being edited
+# (every line of it) is empty; `<seq>:busy` otherwise. It never changes
+# the line.
+function __agent_resume_probe
+    __agent_resume_in_tmux; or return 0
+    set -l state busy
+    test -z "$(commandline)"; and set state empty
+    command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" >/dev/null 2>&1
+    return 0
+end
+
+if __agent_resume_in_tmux
+    for mode in default insert visual
+        bind -M $mode \e\[59999~ __agent_resume_probe
+    end
 end

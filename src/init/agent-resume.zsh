@@ -7,6 +7,11 @@
 #   recording (a suspended, failed or killed agent keeps it);
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
 #   and runs it: the line is never typed into your editor.
+# - inside tmux, publishes at each prompt that the shell sits idle at it
+#   (the pane option @agent_resume_prompt, cleared when a line runs), and
+#   answers a probe key with whether the line being edited is empty, so
+#   `agent-resume tmux restore` types only into an empty, idle prompt; a
+#   line it could not type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
 
 typeset -g _agent_resume_bin=@AGENT_RESUME_BIN@
@@ -37,7 +42,51 @@ _agent_resume_has_pane() {
   [[ -n ${AGENT_RESUME_PANE-} || -n ${TMUX_PANE-} ]]
 }
 
+# Inside tmux, with a pane tmux named (`%N`).
+_agent_resume_in_tmux() {
+  emulate -L zsh
+  [[ -n ${TMUX-} && ${TMUX_PANE-} == %<-> ]]
+}
+
+typeset -gi _agent_resume_seq=0
+
+# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
+# reads whether `tmux restore` left this pane a line to take (its id).
+_agent_resume_publish() {
+  _agent_resume_in_tmux || return 0
+  (( _agent_resume_seq++ ))
+  local pending line
+  pending=$(command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$_agent_resume_seq:$$" \; \
+    show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null) || return 0
+  [[ -n $pending ]] || return 0
+  command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
+    set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+  if line=$("$_agent_resume_bin" take --pane "$pending" --shell zsh 2>/dev/null); then
+    eval "$line"
+    _agent_resume_ended $?
+  fi
+  _agent_resume_publish
+}
+
+# The probe key: answers `<seq>:empty` only when the line being edited is
+# empty and continues no unfinished one (PREBUFFER); `<seq>:busy`
+# otherwise. It never changes the line.
+_agent_resume_probe() {
+  local state=busy
+  [[ -z $BUFFER && -z $PREBUFFER ]] && state=empty
+  command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$_agent_resume_seq:$state" >/dev/null 2>&1
+  return 0
+}
+
+if _agent_resume_in_tmux; then
+  zle -N _agent_resume_probe
+  bindkey -M emacs '\e[59999~' _agent_resume_probe
+  bindkey -M viins '\e[59999~' _agent_resume_probe
+  bindkey -M vicmd '\e[59999~' _agent_resume_probe
+fi
+
 _agent_resume_preexec() {
+  _agent_resume_in_tmux && command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
   _agent_resume_running=
   _agent_resume_has_pane || return 0
   _agent_resume_is_agent "$1" || return 0
@@ -57,6 +106,12 @@ _agent_resume_precmd() {
     _agent_resume_running=
     _agent_resume_ended $st
   fi
+  _agent_resume_first
+  # Last: the prompt is published only once nothing else runs before it.
+  _agent_resume_publish
+}
+
+_agent_resume_first() {
   [[ -n ${AGENT_RESUME_TAKEN-} ]] && return 0
   _agent_resume_has_pane || return 0
   # Only the pane's first shell takes: a nested shell inherits this.

@@ -102,7 +102,7 @@ impl Tmux {
         c
     }
 
-    fn run(&self, what: &'static str, args: &[&str]) -> Result<String, TmuxError> {
+    pub(crate) fn run(&self, what: &'static str, args: &[&str]) -> Result<String, TmuxError> {
         let out = self
             .command()
             .args(args)

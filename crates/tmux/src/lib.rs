@@ -5,9 +5,10 @@
 //! layout snapshots (sessions → windows → panes, with directories, the
 //! active window and pane, and which session was attached last), maps a
 //! snapshot onto agent-resume's host-neutral [`Layout`], recreates what is
-//! missing, and types — only where a shell sits at its prompt, and only a
-//! fixed command holding nothing but a validated pane id — the request for a
-//! pane's armed resume line.
+//! missing, and types — only where the pane's shell integration shows an
+//! empty, idle prompt (see `prompt`), and only a fixed command holding
+//! nothing but a validated pane id — the request for a pane's armed resume
+//! line.
 //!
 //! # Example
 //!
@@ -23,9 +24,14 @@
 
 mod command;
 mod model;
+mod prompt;
 
 pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
 pub use model::{
     is_shell, layout_size, shell_of, snapshot, started_with, to_layout, LivePane, PaneSnap, Placed,
     SessionSnap, Snapshot, WindowSnap,
+};
+pub use prompt::{
+    foreground_group, NotIdle, Prompt, Typed, PENDING_OPTION, PROBE_KEY, PROBE_OPTION,
+    PROBE_PATIENCE, PROMPT_OPTION,
 };

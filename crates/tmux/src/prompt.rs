@@ -1,0 +1,348 @@
+//! Typing only into an idle, empty prompt.
+//!
+//! A foreground shell is not a shell at an empty prompt: it may hold
+//! half-typed input (typed text would be appended to it and Enter would run
+//! both), be reading a continuation line, or be running a script, a `read`
+//! loop or a function. So a pane is typed into only when four facts hold,
+//! each checked by tmux or the kernel rather than guessed from the screen:
+//!
+//! 1. **The integration published an idle prompt.** At each prompt, inside
+//!    tmux, the shell integration (`agent-resume init bash|zsh|fish`) sets
+//!    the pane option [`PROMPT_OPTION`] to `<seq>:<pid>` (the prompt's
+//!    sequence number and the shell's pid), last thing before the prompt
+//!    is drawn, and removes it when a line starts to run (bash `PS0`, zsh
+//!    `preexec`, fish `fish_preexec`). A pane without the integration never
+//!    has it, and is never typed into.
+//! 2. **Nothing else holds the terminal.** The terminal's foreground process
+//!    group (`tpgid` in `/proc/<pane pid>/stat`) is the publishing shell's
+//!    own group: a program started from the prompt, or a stale marker left
+//!    by a shell that died, fails this. Where `/proc` cannot say, nothing is
+//!    typed.
+//! 3. **The line editor says the line is empty.** The integration binds a
+//!    private key sequence ([`PROBE_KEY`]) in every keymap to a handler that
+//!    changes nothing and answers, in [`PROBE_OPTION`], `<seq>:empty` only
+//!    when the whole edit buffer is empty and continues no unfinished line
+//!    (bash: `READLINE_LINE` and a flag `PS2` sets as it is drawn; zsh:
+//!    `BUFFER` and `PREBUFFER`; fish: `commandline`), `<seq>:busy`
+//!    otherwise. Only a line editor at its prompt runs key bindings, so an
+//!    answer also proves the prompt is drawn and reading keys. The probe is
+//!    sent only after 1 and 2 hold.
+//! 4. **Nothing moved since.** Immediately before typing, the marker and the
+//!    foreground group are read again and must be unchanged; the text and
+//!    its Enter then go in one tmux command.
+//!
+//! The residual window is between the last check and tmux writing the keys
+//! (one tmux round trip, milliseconds): a key the user presses in exactly
+//! that instant lands before the typed line. Everything else leaves the
+//! line armed: the restore sets [`PENDING_OPTION`] to the pane's id, and the
+//! integration takes the line at the pane's next prompt, as a prompt hook
+//! (never typed).
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use agent_resume_core::PaneId;
+use thiserror::Error;
+
+use crate::command::{Tmux, TmuxError};
+
+/// The pane option the integration sets at each prompt: `<seq>:<pid>`.
+pub const PROMPT_OPTION: &str = "@agent_resume_prompt";
+
+/// The pane option the probe handler answers in: `<seq>:empty|busy`.
+pub const PROBE_OPTION: &str = "@agent_resume_probe";
+
+/// The pane option naming the pane id whose armed line the integration
+/// takes at its next prompt.
+pub const PENDING_OPTION: &str = "@agent_resume_pending";
+
+/// The probe key sequence (`ESC [ 5 9 9 9 9 ~`), bound by the integration
+/// in every keymap; no terminal sends it.
+pub const PROBE_KEY: &[u8] = b"\x1b[59999~";
+
+/// How long a restore waits for the probe's answer.
+pub const PROBE_PATIENCE: Duration = Duration::from_secs(3);
+
+/// Between two reads of the probe's answer.
+const POLL: Duration = Duration::from_millis(10);
+
+/// A prompt the integration published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// The prompt's sequence number in its shell.
+    pub seq: u64,
+    /// The shell's pid (its own process group at the prompt).
+    pub pid: u32,
+}
+
+impl Prompt {
+    /// Parses `<seq>:<pid>`: ASCII digits only, nothing else.
+    pub fn parse(text: &str) -> Option<Prompt> {
+        let (seq, pid) = text.split_once(':')?;
+        Some(Prompt {
+            seq: digits(seq)?,
+            pid: u32::try_from(digits(pid)?).ok().filter(|p| *p > 1)?,
+        })
+    }
+}
+
+fn digits(text: &str) -> Option<u64> {
+    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// What the probe handler answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    Empty(u64),
+    Busy(u64),
+}
+
+impl Answer {
+    fn parse(text: &str) -> Option<Answer> {
+        let (seq, state) = text.split_once(':')?;
+        let seq = digits(seq)?;
+        match state {
+            "empty" => Some(Answer::Empty(seq)),
+            "busy" => Some(Answer::Busy(seq)),
+            _ => None,
+        }
+    }
+}
+
+/// Why a pane was not typed into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum NotIdle {
+    /// No published prompt: no integration, or a line is running.
+    #[error("no idle prompt published (no shell integration, or a command is running)")]
+    NoPrompt = 1,
+    /// Another process group holds the terminal, or `/proc` cannot say.
+    #[error("the shell does not hold its terminal")]
+    NotForeground = 2,
+    /// The line being edited is not empty.
+    #[error("the prompt holds input")]
+    HasInput = 3,
+    /// The probe went unanswered.
+    #[error("the prompt did not answer")]
+    NoAnswer = 4,
+    /// The prompt changed between the checks and the typing.
+    #[error("the prompt changed")]
+    Moved = 5,
+}
+
+/// What [`Tmux::type_at_idle_prompt`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typed {
+    /// The line and Enter were sent.
+    Sent,
+    /// Nothing was sent.
+    Refused(NotIdle),
+}
+
+/// The terminal's foreground process group, as the process `pid` sees it
+/// (`tpgid` in `/proc/<pid>/stat`).
+pub fn foreground_group(pid: u32) -> Option<u32> {
+    let mut text = String::new();
+    std::fs::File::open(format!("/proc/{pid}/stat"))
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    tpgid(&text)
+}
+
+/// The `tpgid` field of a `/proc/<pid>/stat` text. The command name (field
+/// 2) is in parentheses and may hold anything: the fields after its last
+/// `)` are state, ppid, pgrp, session, tty and tpgid.
+fn tpgid(stat: &str) -> Option<u32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let group: i64 = rest.split_ascii_whitespace().nth(5)?.parse().ok()?;
+    u32::try_from(group).ok().filter(|g| *g > 0)
+}
+
+impl Tmux {
+    /// The pane's pid and published prompt, read in one tmux command.
+    fn prompt_state(&self, target: &str) -> Result<(Option<u32>, Option<Prompt>), TmuxError> {
+        let text = self.run(
+            "display-message",
+            &[
+                "display-message",
+                "-p",
+                "-t",
+                target,
+                "#{pane_pid} #{@agent_resume_prompt}",
+            ],
+        )?;
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        let (pid, marker) = text.split_once(' ').unwrap_or((text, ""));
+        let pid = digits(pid).and_then(|p| u32::try_from(p).ok());
+        Ok((pid, Prompt::parse(marker)))
+    }
+
+    /// The published prompt, when the shell that published it holds the
+    /// terminal.
+    fn idle_prompt(&self, target: &str) -> Result<Result<Prompt, NotIdle>, TmuxError> {
+        let (pid, prompt) = self.prompt_state(target)?;
+        let Some(prompt) = prompt else {
+            return Ok(Err(NotIdle::NoPrompt));
+        };
+        match pid.and_then(foreground_group) {
+            Some(group) if group == prompt.pid => Ok(Ok(prompt)),
+            _ => Ok(Err(NotIdle::NotForeground)),
+        }
+    }
+
+    /// Types `text` and Enter into pane `target` only when its shell sits at
+    /// an empty, idle prompt (see the module docs); otherwise sends nothing
+    /// and says why. Refuses every control character, and a `;` at the end
+    /// (tmux would read it as a command separator).
+    pub fn type_at_idle_prompt(
+        &self,
+        target: &str,
+        text: &str,
+        patience: Duration,
+    ) -> Result<Typed, TmuxError> {
+        if text.chars().any(char::is_control) {
+            return Err(TmuxError::ControlCharacter);
+        }
+        if text.is_empty() || text.ends_with(';') {
+            return Err(TmuxError::Unsafe("typed text"));
+        }
+        let prompt = match self.idle_prompt(target)? {
+            Ok(p) => p,
+            Err(why) => return Ok(Typed::Refused(why)),
+        };
+        let hex: Vec<String> = PROBE_KEY.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["set-option", "-p", "-u", "-t", target, PROBE_OPTION, ";"];
+        args.extend(["send-keys", "-t", target, "-H"]);
+        args.extend(hex.iter().map(String::as_str));
+        self.run("send-keys", &args)?;
+        let deadline = Instant::now() + patience;
+        let answer = loop {
+            let text = self.run(
+                "display-message",
+                &[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    target,
+                    "#{@agent_resume_probe}",
+                ],
+            )?;
+            if let Some(a) = Answer::parse(text.trim_end_matches('\n')) {
+                break a;
+            }
+            if Instant::now() >= deadline {
+                return Ok(Typed::Refused(NotIdle::NoAnswer));
+            }
+            std::thread::sleep(POLL);
+        };
+        match answer {
+            Answer::Empty(seq) if seq == prompt.seq => {}
+            Answer::Busy(seq) if seq == prompt.seq => return Ok(Typed::Refused(NotIdle::HasInput)),
+            Answer::Empty(_) | Answer::Busy(_) => return Ok(Typed::Refused(NotIdle::Moved)),
+        }
+        // Immediately before typing: the same prompt, its shell in front.
+        match self.idle_prompt(target)? {
+            Ok(now) if now == prompt => {}
+            Ok(_) | Err(_) => return Ok(Typed::Refused(NotIdle::Moved)),
+        }
+        self.run(
+            "send-keys",
+            &[
+                "send-keys",
+                "-t",
+                target,
+                "-l",
+                "--",
+                text,
+                ";",
+                "send-keys",
+                "-t",
+                target,
+                "Enter",
+            ],
+        )?;
+        Ok(Typed::Sent)
+    }
+
+    /// Leaves pane `target` a note that `id`'s armed line waits for it: the
+    /// integration takes it at the pane's next prompt.
+    pub fn leave_pending(&self, target: &str, id: PaneId) -> Result<(), TmuxError> {
+        self.run(
+            "set-option",
+            &[
+                "set-option",
+                "-p",
+                "-t",
+                target,
+                PENDING_OPTION,
+                &id.to_string(),
+            ],
+        )
+        .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::Socket;
+
+    #[test]
+    fn only_a_well_formed_marker_is_a_published_prompt() {
+        assert_eq!(Prompt::parse("3:4242"), Some(Prompt { seq: 3, pid: 4242 }));
+        for bad in [
+            "",
+            ":",
+            "3",
+            "3:",
+            ":4242",
+            "3:1",
+            "3:0",
+            "+3:4242",
+            "3:4242\n",
+            "3: 4242",
+            "3:4242:1",
+            "x:4242",
+            "3:99999999999",
+            "-1:4242",
+        ] {
+            assert_eq!(Prompt::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_well_formed_answer_is_an_answer() {
+        assert_eq!(Answer::parse("3:empty"), Some(Answer::Empty(3)));
+        assert_eq!(Answer::parse("3:busy"), Some(Answer::Busy(3)));
+        for bad in ["", "3", "3:", "3:Empty", "3:empty ", ":empty", "a:busy"] {
+            assert_eq!(Answer::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_foreground_group_is_read_after_the_last_parenthesis() {
+        let stat = "77 (a) 1 2 3 4 5 6) S 1 77 77 34816 99 4194560 0";
+        assert_eq!(tpgid(stat), Some(99));
+        assert_eq!(tpgid("77 (sleep) S 1 77 77 0 -1 4194560"), None);
+        assert_eq!(tpgid("77 (sleep"), None);
+        assert_eq!(foreground_group(u32::MAX), None);
+    }
+
+    #[test]
+    fn typed_text_with_a_control_character_or_a_trailing_separator_is_refused_first() {
+        let t = Tmux::new(Socket::Path("/nonexistent/agent-resume-test".into()));
+        assert!(matches!(
+            t.type_at_idle_prompt("%1", "a\tb", PROBE_PATIENCE),
+            Err(TmuxError::ControlCharacter)
+        ));
+        assert!(matches!(
+            t.type_at_idle_prompt("%1", "a;", PROBE_PATIENCE),
+            Err(TmuxError::Unsafe("typed text"))
+        ));
+    }
+}

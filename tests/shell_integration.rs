@@ -63,7 +63,16 @@ impl World {
             !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
             "temp paths are typed and sourced unquoted-safe: {root:?}"
         );
-        for d in ["home", "bin", "work", "state", "zdot"] {
+        for d in [
+            "home",
+            // fish skips its background man-page scan (a python process
+            // that would outlive the test) when this exists.
+            "home/.local/share/fish/generated_completions",
+            "bin",
+            "work",
+            "state",
+            "zdot",
+        ] {
             fs::create_dir_all(root.join(d)).expect("mkdir");
         }
         let world = World {

@@ -285,7 +285,9 @@ impl World {
         let home = root.join("home");
         for d in [
             home.join(".config/fish"),
-            home.join(".local/share/fish"),
+            // fish skips its background man-page scan (a python process
+            // that would outlive the server) when this exists.
+            home.join(".local/share/fish/generated_completions"),
             root.join("bin"),
             root.join("ran"),
             root.join("w"),

@@ -65,7 +65,17 @@ impl World {
             !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
             "temp paths are written into rc files unquoted: {root:?}"
         );
-        for d in ["home", "bin", "work", "state", "zdot", "zdot-bare"] {
+        for d in [
+            "home",
+            // fish skips its background man-page scan (a python process
+            // that would outlive the test) when this exists.
+            "home/.local/share/fish/generated_completions",
+            "bin",
+            "work",
+            "state",
+            "zdot",
+            "zdot-bare",
+        ] {
             fs::create_dir_all(root.join(d)).expect("mkdir");
         }
         let w = World {

@@ -13,6 +13,12 @@
 //! assignments are not expanded and are passed as they are — after the same
 //! checks that the value means exactly one thing.
 //!
+//! Before any of that, tmux splits its command line into commands at every
+//! argument ending in `;` (`cmd_parse_from_arguments` in `cmd-parse.y`): the
+//! `;` is dropped and the arguments after it start another command, unless
+//! a `\` precedes it, which then becomes the `;`. So a value ending in `;`
+//! is written with a `\` before that last `;`, whatever its position.
+//!
 //! Refused, never repaired: a value tmux cannot hold byte for byte (session
 //! and window names go through `session_check_name`/`window_set_name`, which
 //! replace `:` and `.` in session names and `vis(3)`-encode control
@@ -219,11 +225,15 @@ pub fn literal(value: Value, raw: &OsStr) -> Result<OsString, Refused> {
             }
         }
     }
-    Ok(if value.expanded() {
-        OsString::from_vec(escape_format(bytes))
+    let mut out = if value.expanded() {
+        escape_format(bytes)
     } else {
-        raw.to_owned()
-    })
+        bytes.to_vec()
+    };
+    if let Some(b';') = out.last() {
+        out.insert(out.len() - 1, b'\\');
+    }
+    Ok(OsString::from_vec(out))
 }
 
 /// `={session}:{index}`: a window target naming exactly that session.
@@ -325,6 +335,30 @@ mod tests {
         Some(out)
     }
 
+    /// How tmux 3.3a's `cmd_parse_from_arguments` reads one argument: the
+    /// argument it keeps, or `None` where it would end the command there.
+    fn tmux_argument(arg: &[u8]) -> Option<Vec<u8>> {
+        let mut copy = arg.to_vec();
+        if copy.last() == Some(&b';') {
+            copy.pop();
+            match copy.last_mut() {
+                Some(last) if *last == b'\\' => *last = b';',
+                _ => return None,
+            }
+        }
+        Some(copy)
+    }
+
+    /// What tmux makes of an argument in position `value`.
+    fn tmux_value(value: Value, arg: &[u8]) -> Option<Vec<u8>> {
+        let kept = tmux_argument(arg)?;
+        if value.expanded() {
+            tmux_reads(&kept)
+        } else {
+            Some(kept)
+        }
+    }
+
     fn lit(value: Value, s: &str) -> Result<String, Refusal> {
         literal(value, OsStr::new(s))
             .map(|o| o.into_string().expect("utf-8 in, utf-8 out"))
@@ -342,11 +376,14 @@ mod tests {
             ("/a#", "/a##"),
             ("/#S#,#}", "/##S##,##}"),
             ("/#;'\"$(x)`y`", "/##;'\"$(x)`y`"),
+            ("/a;", "/a\\;"),
+            ("/a\\;", "/a\\\\;"),
+            ("/;;", "/;\\;"),
         ];
         for (raw, want) in cases {
             assert_eq!(lit(Value::Directory, raw).as_deref(), Ok(want), "{raw:?}");
             assert_eq!(
-                tmux_reads(want.as_bytes()).as_deref(),
+                tmux_value(Value::Directory, want.as_bytes()).as_deref(),
                 Some(raw.as_bytes()),
                 "{raw:?}"
             );
@@ -359,6 +396,8 @@ mod tests {
             assert_eq!(tmux_reads(fmt.as_bytes()), None, "{fmt:?}");
         }
         assert_eq!(tmux_reads(b"##[#,#}#%"), Some(b"##[,}#%".to_vec()));
+        assert_eq!(tmux_argument(b"a;"), None);
+        assert_eq!(tmux_argument(b"a\\;"), Some(b"a;".to_vec()));
     }
 
     #[test]
@@ -403,6 +442,8 @@ mod tests {
         assert_eq!(lit(Value::SessionName, "w#S").as_deref(), Ok("w##S"));
         assert_eq!(lit(Value::TargetSession, "w#S").as_deref(), Ok("w#S"));
         assert_eq!(window_target("a#{b}", 3).as_deref(), Ok("=a#{b}:3"));
+        assert_eq!(window_target("a;", 3).as_deref(), Ok("=a;:3"));
+        assert_eq!(lit(Value::WindowName, ";").as_deref(), Ok("\\;"));
         assert_eq!(lit(Value::Layout, "tiled").as_deref(), Ok("tiled"));
         assert_eq!(
             lit(Value::Environment, "AGENT_RESUME_PANE=x#y").as_deref(),
@@ -445,6 +486,7 @@ mod tests {
                     proptest::strategy::Just(b'['),
                     proptest::strategy::Just(b'('),
                     proptest::strategy::Just(b'{'),
+                    proptest::strategy::Just(b';'),
                     proptest::num::u8::ANY,
                 ],
                 0..40,
@@ -455,7 +497,7 @@ mod tests {
             let mut raw = b"/".to_vec();
             raw.extend_from_slice(&bytes);
             if let Ok(out) = literal(value, OsStr::from_bytes(&raw)) {
-                proptest::prop_assert_eq!(tmux_reads(out.as_bytes()), Some(raw.clone()));
+                proptest::prop_assert_eq!(tmux_value(value, out.as_bytes()), Some(raw.clone()));
                 proptest::prop_assert!(!has_control(out.as_bytes()));
             }
         }

@@ -21,12 +21,46 @@ pub struct PaneSnap {
     pub index: u32,
     /// Stable id.
     pub id: PaneId,
-    /// Directory at the last save.
+    /// Directory at the last save: stored as a string when it is UTF-8,
+    /// else as its bytes, so any directory is saved exactly.
+    #[serde(with = "path_bytes")]
     pub cwd: PathBuf,
     /// The pane's shell (its first process), when it is one agent-resume
     /// knows; recreated panes start it again.
     #[serde(default)]
     pub shell: Option<Shell>,
+}
+
+/// A path in JSON: a string when it is UTF-8, else an array of its bytes
+/// (serde's own form refuses paths that are not UTF-8).
+mod path_bytes {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        Text(String),
+        Bytes(Vec<u8>),
+    }
+
+    pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        match path.to_str() {
+            Some(text) => Form::Text(text.to_owned()),
+            None => Form::Bytes(path.as_os_str().as_bytes().to_vec()),
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        Ok(match Form::deserialize(d)? {
+            Form::Text(text) => PathBuf::from(text),
+            Form::Bytes(bytes) => PathBuf::from(OsString::from_vec(bytes)),
+        })
+    }
 }
 
 /// The window size a tmux layout string starts with (`b25d,80x24,0,0,…`).
@@ -302,6 +336,23 @@ mod tests {
             (1, 2, 1)
         );
         let json = serde_json::to_string(&snap).expect("serializes");
+        assert_eq!(
+            serde_json::from_str::<Snapshot>(&json).expect("parses"),
+            snap
+        );
+    }
+
+    #[test]
+    fn a_directory_that_is_not_utf8_is_saved_and_read_back_exactly() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut odd = live();
+        odd[0].cwd = PathBuf::from(std::ffi::OsStr::from_bytes(b"/a\xff\xfe#(x)"));
+        let snap = snapshot(&odd);
+        let json = serde_json::to_string(&snap).expect("serializes");
+        assert!(
+            json.contains(r#""cwd":"/d2""#),
+            "UTF-8 stays a string: {json}"
+        );
         assert_eq!(
             serde_json::from_str::<Snapshot>(&json).expect("parses"),
             snap

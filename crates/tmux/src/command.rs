@@ -3,6 +3,7 @@
 //! every text sent to a pane checked first.
 
 use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -10,7 +11,7 @@ use agent_resume_core::{PaneId, Shell};
 use thiserror::Error;
 
 use crate::listing::{parse_listing, ListingError, LivePane, LIST_FORMAT};
-use crate::literal::{literal, window_target, Refused, Value};
+use crate::literal::{command_argument, literal, window_target, Refused, Value};
 
 /// The pane user option that holds a pane's stable id.
 pub const PANE_OPTION: &str = "@agent_resume_pane";
@@ -358,7 +359,18 @@ impl Tmux {
         if text.chars().any(char::is_control) {
             return Err(TmuxError::ControlCharacter);
         }
-        self.run("send-keys", &["send-keys", "-t", target, "-l", "--", text])?;
+        // A final `;` would end tmux's command there and go untyped.
+        let text = OsString::from_vec(command_argument(text.as_bytes().to_vec()));
+        let args = [
+            OsStr::new("send-keys"),
+            "-t".as_ref(),
+            target.as_ref(),
+            "-l".as_ref(),
+        ];
+        self.run(
+            "send-keys",
+            &[&args[..], &["--".as_ref(), text.as_os_str()]].concat(),
+        )?;
         self.run("send-keys", &["send-keys", "-t", target, "Enter"])
             .map(drop)
     }

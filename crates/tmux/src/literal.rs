@@ -225,15 +225,21 @@ pub fn literal(value: Value, raw: &OsStr) -> Result<OsString, Refused> {
             }
         }
     }
-    let mut out = if value.expanded() {
+    let out = if value.expanded() {
         escape_format(bytes)
     } else {
         bytes.to_vec()
     };
-    if let Some(b';') = out.last() {
-        out.insert(out.len() - 1, b'\\');
+    Ok(OsString::from_vec(command_argument(out)))
+}
+
+/// An argument tmux's command-line parser keeps whole: a final `;` (which
+/// would end the command there) is written `\;`.
+pub(crate) fn command_argument(mut arg: Vec<u8>) -> Vec<u8> {
+    if let Some(b';') = arg.last() {
+        arg.insert(arg.len() - 1, b'\\');
     }
-    Ok(OsString::from_vec(out))
+    arg
 }
 
 /// `={session}:{index}`: a window target naming exactly that session.

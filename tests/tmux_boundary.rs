@@ -309,6 +309,33 @@ fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_c
         want.len(),
         "exactly the accepted panes came back (refused ones never reached tmux)"
     );
+    // `tmux save` (run with `LANG=C`, where tmux would print `_` for every
+    // non-ASCII byte unless asked for UTF-8) stores every value exactly.
+    let save = agent_resume(&server, &home, &["tmux", "save", "-L", server.socket()]);
+    assert!(
+        save.status.success(),
+        "{}",
+        String::from_utf8_lossy(&save.stderr)
+    );
+    let db = home.join(".local/share/agent-resume/recordings.sqlite3");
+    let (text, _) = Store::open(&db).unwrap().host_layout("tmux").unwrap();
+    let saved: Snapshot = serde_json::from_str(&text).unwrap();
+    let saved: BTreeMap<PaneId, (Vec<u8>, PathBuf)> = saved
+        .sessions
+        .iter()
+        .flat_map(|s| {
+            s.windows.iter().flat_map(|w| {
+                w.panes
+                    .iter()
+                    .map(|p| (p.id, (s.name.clone().into_bytes(), p.cwd.clone())))
+            })
+        })
+        .filter(|(id, _)| want.contains_key(id))
+        .collect();
+    assert!(
+        saved == want,
+        "the saved snapshot holds every value exactly"
+    );
     let said: usize = stderr
         .lines()
         .filter_map(|l| l.strip_prefix("agent-resume: "))

@@ -21,6 +21,10 @@
 //! - `report_message`: the raw bytes are the report message.
 //! - `store_row`: the seven column values, split on the byte U+001F, each
 //!   led by a type byte ([`row_values`]).
+//! - `tmux_literal`: byte 0 picks the position
+//!   (`agent_resume_tmux::Value::VARIANTS[b % n]`); the rest, raw, is the
+//!   value; checked against [`tmux_reads`], a model of tmux's own reading.
+//! - `tmux_listing`: the raw bytes are a `list-panes` output.
 //! - `plan`, `telemetry_privacy`: structure-aware, read with
 //!   `arbitrary::Unstructured` ([`plan_case`], [`privacy_case`]); any bytes
 //!   decode.
@@ -39,9 +43,11 @@ use agent_resume_core::{
 
 mod plan;
 mod row;
+mod tmux;
 
 pub use plan::{plan_case, privacy_case, Fs, PlanCase, NOW};
 pub use row::{encode_row, row_values, COLUMN};
+pub use tmux::tmux_reads;
 
 /// Separates the fields of a `build_invocation` input.
 pub const FIELD: char = '\u{1f}';

@@ -239,6 +239,7 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
         id: fresh(),
         cwd: Some(cwd),
         shell: None,
+        name: None,
     };
     let p0 = tmux.new_session("work", 0, None, &start(&project))?;
     let p1 = tmux.split(&p0, &start(&project))?;

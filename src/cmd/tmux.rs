@@ -20,8 +20,8 @@ use std::process::ExitCode;
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
-    layout_size, shell_of, snapshot, started_with, to_layout, LivePane, Snapshot, Socket, Start,
-    Tmux, Typed, PROBE_PATIENCE,
+    layout_size, literal, shell_of, snapshot, started_with, to_layout, LivePane, Refused, Snapshot,
+    Socket, Start, Tmux, Typed, Value, PROBE_PATIENCE,
 };
 use anyhow::{Context, Result};
 
@@ -200,6 +200,7 @@ pub fn restore_server(
         .unwrap_or(Shell::Bash);
 
     let mut fates: BTreeMap<PaneId, Fate> = BTreeMap::new();
+    let mut refused: BTreeMap<Refused, usize> = BTreeMap::new();
     let (layout, placed) = to_layout(&snap, |s, w, p| {
         let spec = |cwd: Option<PathBuf>, shell| PaneSpec {
             id: p.id,
@@ -219,6 +220,13 @@ pub fn restore_server(
                 Some(spec(Some(l.cwd.clone()), shell))
             }
             None if recreate => {
+                // A session name or directory tmux cannot hold exactly is
+                // never handed to it: the pane is left out of the restore
+                // (nothing armed, nothing created).
+                if let Err(r) = recreatable(&s.name, &p.cwd) {
+                    *refused.entry(r).or_default() += 1;
+                    return None;
+                }
                 // Started in its saved directory when it still exists; the
                 // plan checks the directory either way (`directory_gone`).
                 fates.insert(p.id, Fate::Create(p.cwd.is_dir().then(|| p.cwd.clone())));
@@ -227,6 +235,9 @@ pub fn restore_server(
             None => None,
         }
     });
+    for (r, n) in &refused {
+        eprintln!("agent-resume: {n} saved pane(s) not recreated: {r}");
+    }
     let keep: HashSet<PaneId> = snap
         .sessions
         .iter()
@@ -280,6 +291,14 @@ pub fn restore_server(
     Ok(decided.plans)
 }
 
+/// Whether a saved pane can be recreated exactly: its session name and its
+/// directory both pass the tmux value boundary.
+fn recreatable(session: &str, cwd: &std::path::Path) -> Result<(), Refused> {
+    literal(Value::SessionName, session.as_ref())?;
+    literal(Value::Directory, cwd.as_os_str())?;
+    Ok(())
+}
+
 /// Recreates every missing saved session, window and pane, in index order,
 /// then restores window layouts and the current window and pane.
 fn recreate_missing(
@@ -301,6 +320,7 @@ fn recreate_missing(
                     id: p.id,
                     cwd: cwd.as_deref(),
                     shell: p.shell,
+                    name: None,
                 };
                 let made = match (&window_target, session_made) {
                     (Some(t), _) => tmux.split(t, &start).inspect(|_| {

@@ -1,13 +1,17 @@
 //! Running tmux: argv only (never a shell), on the default server or a
-//! private socket, with every text sent to a pane checked first.
+//! private socket, with every value made literal (`crate::literal`) and
+//! every text sent to a pane checked first.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use agent_resume_core::{PaneId, Shell};
 use thiserror::Error;
 
-use crate::model::{LivePane, LIST_FORMAT};
+use crate::listing::{parse_listing, ListingError, LivePane, LIST_FORMAT};
+use crate::literal::{command_argument, literal, window_target, Refused, Value};
 
 /// The pane user option that holds a pane's stable id.
 pub const PANE_OPTION: &str = "@agent_resume_pane";
@@ -21,6 +25,9 @@ pub struct Start<'a> {
     pub cwd: Option<&'a Path>,
     /// Its shell; `None` for the server's default command.
     pub shell: Option<Shell>,
+    /// The name of the window it starts (`new-session`/`new-window -n`);
+    /// `None` leaves tmux's automatic naming. A split ignores it.
+    pub name: Option<&'a str>,
 }
 
 /// Which tmux server.
@@ -56,6 +63,15 @@ pub enum TmuxError {
     /// a control character, a layout with foreign characters).
     #[error("refused an unsafe {0}")]
     Unsafe(&'static str),
+    /// A value refused at the tmux boundary before tmux ran.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// A listing that does not read exactly.
+    #[error(transparent)]
+    Listing(#[from] ListingError),
+    /// tmux answered something other than a pane id (`%N`).
+    #[error("tmux {0} did not answer a pane id")]
+    Answer(&'static str),
 }
 
 /// A tmux server.
@@ -98,11 +114,18 @@ impl Tmux {
                 c.arg("-S").arg(p);
             }
         }
+        // UTF-8 output whatever the locale: otherwise tmux prints `_` for
+        // every non-ASCII byte of a value.
+        c.arg("-u");
         c.stdin(Stdio::null());
         c
     }
 
-    pub(crate) fn run(&self, what: &'static str, args: &[&str]) -> Result<String, TmuxError> {
+    fn run_bytes<S: AsRef<OsStr>>(
+        &self,
+        what: &'static str,
+        args: &[S],
+    ) -> Result<Vec<u8>, TmuxError> {
         let out = self
             .command()
             .args(args)
@@ -114,7 +137,12 @@ impl Tmux {
                 stderr: escape(&out.stderr),
             });
         }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(out.stdout)
+    }
+
+    pub(crate) fn run<S: AsRef<OsStr>>(&self, what: &'static str, args: &[S]) -> Result<String, TmuxError> {
+        self.run_bytes(what, args)
+            .map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
     /// Whether the server is up.
@@ -127,10 +155,11 @@ impl Tmux {
             .is_ok_and(|s| s.success())
     }
 
-    /// Every pane of every session (lines that do not parse are skipped).
+    /// Every pane of every session. A listing that does not read exactly
+    /// (see [`crate::parse_listing`]) is an error as a whole.
     pub fn list_panes(&self) -> Result<Vec<LivePane>, TmuxError> {
-        let text = self.run("list-panes", &["list-panes", "-a", "-F", LIST_FORMAT])?;
-        Ok(text.lines().filter_map(LivePane::parse_line).collect())
+        let bytes = self.run_bytes("list-panes", &["list-panes", "-a", "-F", LIST_FORMAT])?;
+        Ok(parse_listing(&bytes)?)
     }
 
     /// A pane's stable id, if it has one.
@@ -190,26 +219,20 @@ impl Tmux {
             .map(|s| s.trim().to_owned())
     }
 
-    fn env_args(id: PaneId) -> [String; 2] {
-        ["-e".to_owned(), format!("AGENT_RESUME_PANE={id}")]
-    }
-
-    fn cwd_args(cwd: Option<&Path>) -> Vec<String> {
-        match cwd.and_then(Path::to_str) {
-            Some(dir) => vec!["-c".to_owned(), dir.to_owned()],
-            None => Vec::new(),
-        }
-    }
-
     fn create(
         &self,
         what: &'static str,
-        mut args: Vec<String>,
+        mut args: Vec<OsString>,
         start: &Start<'_>,
     ) -> Result<String, TmuxError> {
-        args.extend(Self::cwd_args(start.cwd));
-        args.extend(Self::env_args(start.id));
-        args.extend(["-P".to_owned(), "-F".to_owned(), "#{pane_id}".to_owned()]);
+        if let Some(cwd) = start.cwd {
+            args.push("-c".into());
+            args.push(literal(Value::Directory, cwd.as_os_str())?);
+        }
+        args.push("-e".into());
+        let env = format!("AGENT_RESUME_PANE={}", start.id);
+        args.push(literal(Value::Environment, OsStr::new(&env))?);
+        args.extend(["-P", "-F", "#{pane_id}"].map(OsString::from));
         // A known shell by name only: never a command line from the snapshot.
         if let Some(shell) = start.shell {
             args.push(
@@ -219,13 +242,23 @@ impl Tmux {
                     Shell::Fish => "fish",
                     Shell::Sh => "sh",
                 }
-                .to_owned(),
+                .into(),
             );
         }
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let target = self.run(what, &refs)?.trim().to_owned();
+        let target = self.run(what, &args)?.trim().to_owned();
+        let digits = target.strip_prefix('%').unwrap_or_default();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(TmuxError::Answer(what));
+        }
         self.set_pane_id(&target, start.id)?;
         Ok(target)
+    }
+
+    fn window_name(start: &Start<'_>) -> Result<Vec<OsString>, TmuxError> {
+        Ok(match start.name {
+            Some(n) => vec!["-n".into(), literal(Value::WindowName, OsStr::new(n))?],
+            None => Vec::new(),
+        })
     }
 
     /// Creates a detached session whose first window has `index`; returns
@@ -237,24 +270,29 @@ impl Tmux {
         size: Option<(u16, u16)>,
         start: &Start<'_>,
     ) -> Result<String, TmuxError> {
-        check_name(name)?;
-        let mut args = vec!["new-session".into(), "-d".into(), "-s".into(), name.into()];
+        let first_window = window_target(name, index)?;
+        let mut args: Vec<OsString> = vec![
+            "new-session".into(),
+            "-d".into(),
+            "-s".into(),
+            literal(Value::SessionName, OsStr::new(name))?,
+        ];
+        args.extend(Self::window_name(start)?);
         // At the saved size, so the saved splits fit (a detached session is
         // 80x24 otherwise).
         if let Some((w, h)) = size {
-            args.extend(["-x".into(), w.to_string(), "-y".into(), h.to_string()]);
+            args.extend([
+                "-x".into(),
+                w.to_string().into(),
+                "-y".into(),
+                h.to_string().into(),
+            ]);
         }
         let target = self.create("new-session", args, start)?;
         // The first window takes the session's base-index: move it to the saved index.
         let _ = self.run(
             "move-window",
-            &[
-                "move-window",
-                "-s",
-                &format!("={name}:"),
-                "-t",
-                &format!("={name}:{index}"),
-            ],
+            &["move-window", "-s", &target, "-t", &first_window],
         );
         Ok(target)
     }
@@ -266,19 +304,19 @@ impl Tmux {
         index: u32,
         start: &Start<'_>,
     ) -> Result<String, TmuxError> {
-        check_name(name)?;
-        let args = vec![
+        let mut args: Vec<OsString> = vec![
             "new-window".into(),
             "-d".into(),
             "-t".into(),
-            format!("={name}:{index}"),
+            window_target(name, index)?.into(),
         ];
+        args.extend(Self::window_name(start)?);
         self.create("new-window", args, start)
     }
 
     /// Splits the window of pane `target`.
     pub fn split(&self, target: &str, start: &Start<'_>) -> Result<String, TmuxError> {
-        let args = vec![
+        let args: Vec<OsString> = vec![
             "split-window".into(),
             "-d".into(),
             "-t".into(),
@@ -289,32 +327,25 @@ impl Tmux {
 
     /// Applies a saved window layout string.
     pub fn select_layout(&self, name: &str, index: u32, layout: &str) -> Result<(), TmuxError> {
-        check_name(name)?;
-        let named = matches!(
-            layout,
-            "tiled" | "even-horizontal" | "even-vertical" | "main-horizontal" | "main-vertical"
-        );
-        if !named
-            && (layout.is_empty()
-                || !layout
-                    .bytes()
-                    .all(|b| b.is_ascii_hexdigit() || b"x,{}[]".contains(&b)))
-        {
-            return Err(TmuxError::Unsafe("layout"));
-        }
+        let window = window_target(name, index)?;
+        let layout = literal(Value::Layout, OsStr::new(layout))?;
         self.run(
             "select-layout",
-            &["select-layout", "-t", &format!("={name}:{index}"), layout],
+            &[
+                OsStr::new("select-layout"),
+                "-t".as_ref(),
+                window.as_ref(),
+                layout.as_os_str(),
+            ],
         )
         .map(drop)
     }
 
     /// Makes window `index` current in its session and `pane` current in it.
     pub fn select(&self, name: &str, index: u32, pane: Option<&str>) -> Result<(), TmuxError> {
-        check_name(name)?;
         self.run(
             "select-window",
-            &["select-window", "-t", &format!("={name}:{index}")],
+            &["select-window", "-t", &window_target(name, index)?],
         )?;
         if let Some(p) = pane {
             self.run("select-pane", &["select-pane", "-t", p])?;
@@ -328,7 +359,18 @@ impl Tmux {
         if text.chars().any(char::is_control) {
             return Err(TmuxError::ControlCharacter);
         }
-        self.run("send-keys", &["send-keys", "-t", target, "-l", "--", text])?;
+        // A final `;` would end tmux's command there and go untyped.
+        let text = OsString::from_vec(command_argument(text.as_bytes().to_vec()));
+        let args = [
+            OsStr::new("send-keys"),
+            "-t".as_ref(),
+            target.as_ref(),
+            "-l".as_ref(),
+        ];
+        self.run(
+            "send-keys",
+            &[&args[..], &["--".as_ref(), text.as_os_str()]].concat(),
+        )?;
         self.run("send-keys", &["send-keys", "-t", target, "Enter"])
             .map(drop)
     }
@@ -339,17 +381,10 @@ impl Tmux {
     }
 }
 
-/// A session name tmux will read back as the same name.
-fn check_name(name: &str) -> Result<(), TmuxError> {
-    if name.is_empty() || name.chars().any(|c| c.is_control() || c == ':' || c == '.') {
-        return Err(TmuxError::Unsafe("session name"));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::literal::Refusal;
 
     #[test]
     fn typed_text_with_any_control_character_is_refused_before_tmux_runs() {
@@ -366,17 +401,36 @@ mod tests {
     #[test]
     fn unsafe_names_and_layouts_are_refused() {
         let t = Tmux::new(Socket::Path("/nonexistent/agent-resume-test".into()));
-        assert!(matches!(
-            t.select_layout("s", 0, "b25d,80x24;rm"),
-            Err(TmuxError::Unsafe("layout"))
-        ));
-        assert!(matches!(
-            t.select("a:b", 0, None),
-            Err(TmuxError::Unsafe("session name"))
-        ));
-        assert!(matches!(
-            t.select("a\nb", 0, None),
-            Err(TmuxError::Unsafe("session name"))
-        ));
+        let refused = |value, why| Err::<(), _>(Refused { value, why });
+        let why = |r: Result<(), TmuxError>| match r {
+            Err(TmuxError::Refused(r)) => Err(r),
+            other => panic!("not refused at the boundary: {other:?}"),
+        };
+        assert_eq!(
+            why(t.select_layout("s", 0, "b25d,80x24;rm")),
+            refused(Value::Layout, Refusal::Foreign)
+        );
+        assert_eq!(
+            why(t.select("a:b", 0, None)),
+            refused(Value::TargetSession, Refusal::TargetSeparator)
+        );
+        assert_eq!(
+            why(t.select("a\nb", 0, None)),
+            refused(Value::TargetSession, Refusal::ControlCharacter)
+        );
+        let start = |cwd: &'static str, name| Start {
+            id: PaneId::from_bytes([1; 16]),
+            cwd: Some(Path::new(cwd)),
+            shell: None,
+            name,
+        };
+        assert_eq!(
+            why(t.new_session("s", 0, None, &start("/a\tb", None)).map(drop)),
+            refused(Value::Directory, Refusal::ControlCharacter)
+        );
+        assert_eq!(
+            why(t.new_window("s", 0, &start("/a", Some("a\\b"))).map(drop)),
+            refused(Value::WindowName, Refusal::Rewritten)
+        );
     }
 }

@@ -10,25 +10,62 @@
 //! nothing but a validated pane id — the request for a pane's armed resume
 //! line.
 //!
+//! # Boundaries
+//!
+//! tmux expands formats (`#(cmd)` runs `cmd`) in directories and names it is
+//! handed: every value goes through [`literal`], which writes it so tmux
+//! reads back exactly its bytes or refuses it with a typed [`Refused`].
+//! Listings are read with length-prefixed framing ([`LIST_FORMAT`],
+//! [`parse_listing`]) that no value can forge; a listing that does not read
+//! exactly is an error as a whole. See `docs/security.md`.
+//!
 //! # Example
 //!
 //! ```
-//! use agent_resume_tmux::{snapshot, LivePane};
+//! use std::path::PathBuf;
+//! use agent_resume_tmux::{parse_listing, render_listing, snapshot, LivePane};
 //!
-//! let live = vec![LivePane::parse_line(
-//!     "work\t1700000000\t1\t0\t1\tb25d,80x24,0,0,1\t0\t1\t%1\t/home/me/proj\tzsh\t6f9619ff-8b86-d011-b42d-00c04fc964ff\t4242",
-//! ).expect("a well-formed line")];
+//! let pane = LivePane {
+//!     session: "work".into(),
+//!     session_last_attached: 1700000000,
+//!     session_attached: 1,
+//!     window_index: 0,
+//!     window_active: true,
+//!     window_name: "zsh".into(),
+//!     window_layout: "b25d,80x24,0,0,1".into(),
+//!     pane_index: 0,
+//!     pane_active: true,
+//!     target: "%1".into(),
+//!     cwd: PathBuf::from("/home/me/proj"),
+//!     command: "zsh".into(),
+//!     stable_id: "6f9619ff-8b86-d011-b42d-00c04fc964ff".parse().ok(),
+//!     pid: Some(4242),
+//! };
+//! // What `list-panes -F LIST_FORMAT` prints: every value length-prefixed.
+//! let bytes = render_listing(&[pane.clone()]);
+//! assert!(bytes.starts_with(b"4:work,10:1700000000,1:1,"));
+//! let live = parse_listing(&bytes).expect("reads exactly");
+//! assert_eq!(live, [pane]);
 //! let snap = snapshot(&live);
-//! assert_eq!(snap.sessions[0].windows[0].panes[0].cwd.to_str(), Some("/home/me/proj"));
+//! assert_eq!(snap.sessions[0].windows[0].panes[0].cwd, live[0].cwd);
+//!
+//! // A newline in a value is refused, whatever follows it.
+//! let mut forged = live[0].clone();
+//! forged.cwd = PathBuf::from("/tmp/x\n2:%9,");
+//! assert!(parse_listing(&render_listing(&[forged])).is_err());
 //! ```
 
 mod command;
+mod listing;
+mod literal;
 mod model;
 mod prompt;
 
 pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
+pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
+pub use literal::{literal, window_target, Refusal, Refused, Value, MAX_DIRECTORY, MAX_NAME};
 pub use model::{
-    is_shell, layout_size, shell_of, snapshot, started_with, to_layout, LivePane, PaneSnap, Placed,
+    is_shell, layout_size, shell_of, snapshot, started_with, to_layout, PaneSnap, Placed,
     SessionSnap, Snapshot, WindowSnap,
 };
 pub use prompt::{

@@ -1,5 +1,5 @@
-//! Pure parts: reading `list-panes` lines, the snapshot stored in the
-//! database, and its mapping onto the host-neutral restore layout.
+//! Pure parts: the snapshot stored in the database, built from a listing,
+//! and its mapping onto the host-neutral restore layout.
 //!
 //! tmux → model: each tmux session is a window of the model (the session
 //! attached most recently is the landing window; sessions that had a client
@@ -12,70 +12,7 @@ use std::path::PathBuf;
 use agent_resume_core::{Layout, PaneId, PaneSpec, Shell, Tab, Window};
 use serde::{Deserialize, Serialize};
 
-/// The `list-panes -F` format [`LivePane::parse_line`] reads: tab-separated.
-pub const LIST_FORMAT: &str = "#{session_name}\t#{session_last_attached}\t#{session_attached}\t#{window_index}\t#{window_active}\t#{window_layout}\t#{pane_index}\t#{pane_active}\t#{pane_id}\t#{pane_current_path}\t#{pane_current_command}\t#{@agent_resume_pane}\t#{pane_pid}";
-
-/// One pane as a running server reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LivePane {
-    /// Session name.
-    pub session: String,
-    /// When a client last attached to the session (Unix seconds; 0 never).
-    pub session_last_attached: i64,
-    /// Clients attached now.
-    pub session_attached: u32,
-    /// Window index.
-    pub window_index: u32,
-    /// The session's current window.
-    pub window_active: bool,
-    /// tmux's layout string for the window.
-    pub window_layout: String,
-    /// Pane index in its window.
-    pub pane_index: u32,
-    /// The window's active pane.
-    pub pane_active: bool,
-    /// tmux's own pane id (`%N`), for targeting.
-    pub target: String,
-    /// The foreground process's directory.
-    pub cwd: PathBuf,
-    /// The foreground command's name.
-    pub command: String,
-    /// The stable id, when the pane has one.
-    pub stable_id: Option<PaneId>,
-    /// The pane's first process (its shell).
-    pub pid: Option<u32>,
-}
-
-impl LivePane {
-    /// Parses one line of [`LIST_FORMAT`]; `None` for anything else (a
-    /// directory holding a tab, a foreign line).
-    pub fn parse_line(line: &str) -> Option<LivePane> {
-        let f: Vec<&str> = line.split('\t').collect();
-        let [session, last, attached, widx, wact, layout, pidx, pact, target, cwd, command, stable, pid] =
-            f[..]
-        else {
-            return None;
-        };
-        if !target.starts_with('%') {
-            return None;
-        }
-        Some(LivePane {
-            session: session.to_owned(),
-            session_last_attached: last.parse().unwrap_or(0),
-            session_attached: attached.parse().unwrap_or(0),
-            window_index: widx.parse().ok()?,
-            window_active: wact == "1",
-            window_layout: layout.to_owned(),
-            pane_index: pidx.parse().ok()?,
-            pane_active: pact == "1",
-            target: target.to_owned(),
-            cwd: PathBuf::from(cwd),
-            command: command.to_owned(),
-            stable_id: stable.parse().ok(),
-            pid: pid.parse().ok(),
-        })
-    }
-}
+use crate::listing::LivePane;
 
 /// A saved pane.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,12 +21,46 @@ pub struct PaneSnap {
     pub index: u32,
     /// Stable id.
     pub id: PaneId,
-    /// Directory at the last save.
+    /// Directory at the last save: stored as a string when it is UTF-8,
+    /// else as its bytes, so any directory is saved exactly.
+    #[serde(with = "path_bytes")]
     pub cwd: PathBuf,
     /// The pane's shell (its first process), when it is one agent-resume
     /// knows; recreated panes start it again.
     #[serde(default)]
     pub shell: Option<Shell>,
+}
+
+/// A path in JSON: a string when it is UTF-8, else an array of its bytes
+/// (serde's own form refuses paths that are not UTF-8).
+mod path_bytes {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        Text(String),
+        Bytes(Vec<u8>),
+    }
+
+    pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        match path.to_str() {
+            Some(text) => Form::Text(text.to_owned()),
+            None => Form::Bytes(path.as_os_str().as_bytes().to_vec()),
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        Ok(match Form::deserialize(d)? {
+            Form::Text(text) => PathBuf::from(text),
+            Form::Bytes(bytes) => PathBuf::from(OsString::from_vec(bytes)),
+        })
+    }
 }
 
 /// The window size a tmux layout string starts with (`b25d,80x24,0,0,…`).
@@ -307,8 +278,8 @@ pub fn to_layout(
 mod tests {
     use super::*;
 
-    #[allow(clippy::too_many_arguments)] // one argument per list-panes field under test
-    fn line(
+    #[allow(clippy::too_many_arguments)] // one argument per listed field under test
+    fn pane(
         session: &str,
         last: i64,
         attached: u32,
@@ -317,36 +288,32 @@ mod tests {
         p: u32,
         pact: bool,
         n: u8,
-    ) -> String {
-        let id = PaneId::from_bytes([n; 16]);
-        format!(
-            "{session}\t{last}\t{attached}\t{w}\t{}\tb25d,80x24,0,0,1\t{p}\t{}\t%{n}\t/d{n}\tzsh\t{id}\t{n}",
-            u8::from(wact),
-            u8::from(pact)
-        )
+    ) -> LivePane {
+        LivePane {
+            session: session.to_owned(),
+            session_last_attached: last,
+            session_attached: attached,
+            window_index: w,
+            window_active: wact,
+            window_name: "zsh".to_owned(),
+            window_layout: "b25d,80x24,0,0,1".to_owned(),
+            pane_index: p,
+            pane_active: pact,
+            target: format!("%{n}"),
+            cwd: PathBuf::from(format!("/d{n}")),
+            command: "zsh".to_owned(),
+            stable_id: Some(PaneId::from_bytes([n; 16])),
+            pid: Some(u32::from(n)),
+        }
     }
 
     fn live() -> Vec<LivePane> {
-        [
-            line("work", 200, 1, 0, false, 0, true, 1),
-            line("work", 200, 1, 1, true, 0, false, 2),
-            line("work", 200, 1, 1, true, 1, true, 3),
-            line("play", 100, 0, 0, true, 0, true, 4),
+        vec![
+            pane("work", 200, 1, 0, false, 0, true, 1),
+            pane("work", 200, 1, 1, true, 0, false, 2),
+            pane("work", 200, 1, 1, true, 1, true, 3),
+            pane("play", 100, 0, 0, true, 0, true, 4),
         ]
-        .iter()
-        .map(|l| LivePane::parse_line(l).expect("parses"))
-        .collect()
-    }
-
-    #[test]
-    fn foreign_or_short_lines_do_not_parse() {
-        assert_eq!(LivePane::parse_line("a\tb"), None);
-        assert_eq!(
-            LivePane::parse_line(&line("s", 0, 0, 0, true, 0, true, 1).replace("%1", "x")),
-            None
-        );
-        let with_tab_in_dir = line("s", 0, 0, 0, true, 0, true, 1).replace("/d1", "/a\tb");
-        assert_eq!(LivePane::parse_line(&with_tab_in_dir), None);
     }
 
     #[test]
@@ -369,6 +336,23 @@ mod tests {
             (1, 2, 1)
         );
         let json = serde_json::to_string(&snap).expect("serializes");
+        assert_eq!(
+            serde_json::from_str::<Snapshot>(&json).expect("parses"),
+            snap
+        );
+    }
+
+    #[test]
+    fn a_directory_that_is_not_utf8_is_saved_and_read_back_exactly() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut odd = live();
+        odd[0].cwd = PathBuf::from(std::ffi::OsStr::from_bytes(b"/a\xff\xfe#(x)"));
+        let snap = snapshot(&odd);
+        let json = serde_json::to_string(&snap).expect("serializes");
+        assert!(
+            json.contains(r#""cwd":"/d2""#),
+            "UTF-8 stays a string: {json}"
+        );
         assert_eq!(
             serde_json::from_str::<Snapshot>(&json).expect("parses"),
             snap

@@ -140,7 +140,11 @@ impl Tmux {
         Ok(out.stdout)
     }
 
-    pub(crate) fn run<S: AsRef<OsStr>>(&self, what: &'static str, args: &[S]) -> Result<String, TmuxError> {
+    pub(crate) fn run<S: AsRef<OsStr>>(
+        &self,
+        what: &'static str,
+        args: &[S],
+    ) -> Result<String, TmuxError> {
         self.run_bytes(what, args)
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     }

@@ -17,7 +17,8 @@
 //! reads back exactly its bytes or refuses it with a typed [`Refused`].
 //! Listings are read with length-prefixed framing ([`LIST_FORMAT`],
 //! [`parse_listing`]) that no value can forge; a listing that does not read
-//! exactly is an error as a whole. See `docs/security.md`.
+//! exactly is an error as a whole, and a directory or command name holding a
+//! control character reads as unknown. See `docs/security.md`.
 //!
 //! # Example
 //!
@@ -49,9 +50,12 @@
 //! let snap = snapshot(&live);
 //! assert_eq!(snap.sessions[0].windows[0].panes[0].cwd, live[0].cwd);
 //!
-//! // A newline in a value is refused, whatever follows it.
+//! // A newline in a directory forges nothing: that directory reads as
+//! // unknown. In a session name (tmux escapes those) it fails the listing.
 //! let mut forged = live[0].clone();
 //! forged.cwd = PathBuf::from("/tmp/x\n2:%9,");
+//! assert_eq!(parse_listing(&render_listing(&[forged.clone()])).expect("framed")[0].cwd, PathBuf::new());
+//! forged.session = "s\n".into();
 //! assert!(parse_listing(&render_listing(&[forged])).is_err());
 //! ```
 

@@ -8,9 +8,14 @@
 //! `LEN:BYTES,` per field, fourteen fields, then a newline. The parser takes
 //! exactly `LEN` bytes for each value, so no value can start a field or a
 //! record; anything else — a length that does not fit, a missing separator,
-//! a number that is not canonical, a pane listed twice, any value holding a
-//! control character — makes the whole listing an error: nothing is typed
-//! or created from a listing that does not read exactly. (tmux must run with
+//! a number that is not canonical, a pane listed twice, a control character
+//! in a value tmux writes or escapes itself — makes the whole listing an
+//! error: nothing is typed
+//! or created from a listing that does not read exactly. A control
+//! character in free text whose framing held — a directory, a command name,
+//! a window name — makes only that value unknown (read as empty): the pane
+//! is still listed, and a pane with no known directory is never recreated
+//! or typed into. (tmux must run with
 //! `-u`, or it replaces non-ASCII bytes in what it prints.)
 
 use std::ffi::OsStr;
@@ -92,6 +97,28 @@ impl Field {
         Field::StableId,
         Field::PanePid,
     ];
+
+    /// Whether a control character in this field makes only the value
+    /// unknown (read as empty) rather than the listing an error: free text
+    /// a process or a directory name decides. Everything else tmux writes
+    /// itself (numbers, ids, layouts) or escapes (session names), so a
+    /// control character there means the listing is not what was asked.
+    pub const fn unknown_when_unreadable(self) -> bool {
+        match self {
+            Field::WindowName | Field::PaneCurrentPath | Field::PaneCurrentCommand => true,
+            Field::SessionName
+            | Field::SessionLastAttached
+            | Field::SessionAttached
+            | Field::WindowIndex
+            | Field::WindowActive
+            | Field::WindowLayout
+            | Field::PaneIndex
+            | Field::PaneActive
+            | Field::PaneId
+            | Field::StableId
+            | Field::PanePid => false,
+        }
+    }
 
     /// The tmux format variable.
     pub fn as_str(self) -> &'static str {
@@ -198,12 +225,19 @@ pub fn parse_listing(bytes: &[u8]) -> Result<Vec<LivePane>, ListingError> {
                 record,
                 field: *field,
             };
-            let (value, after) = take_field(rest).ok_or(framing)?;
+            let (mut value, after) = take_field(rest).ok_or(framing)?;
             if has_control(value) {
-                return Err(ListingError::ControlCharacter {
-                    record,
-                    field: *field,
-                });
+                if !field.unknown_when_unreadable() {
+                    return Err(ListingError::ControlCharacter {
+                        record,
+                        field: *field,
+                    });
+                }
+                // The framing held, so this value cannot have forged
+                // anything; only it is unusable. One pane in an odd
+                // directory (or running a program with an odd name) must
+                // not cost every other pane its restore.
+                value = b"";
             }
             values.push(value);
             rest = after;
@@ -382,7 +416,7 @@ mod tests {
     }
 
     #[test]
-    fn a_newline_or_tab_in_a_directory_fails_the_whole_listing() {
+    fn a_newline_or_tab_in_a_directory_makes_only_that_directory_unknown() {
         let forged_record = b"\n2:s9,1:0,1:0,1:0,1:1,0:,0:,1:0,1:1,2:%9,4:/tmp,0:,0:,0:,";
         for control in [
             &b"\n"[..],
@@ -398,9 +432,16 @@ mod tests {
             let bytes = render_listing(&[pane(1, b"/ok"), pane(2, &cwd)]);
             assert_eq!(
                 parse_listing(&bytes),
+                Ok(vec![pane(1, b"/ok"), pane(2, b"")]),
+                "{control:?}"
+            );
+            let mut session = pane(2, b"/ok");
+            session.session = format!("s{}", String::from_utf8_lossy(control));
+            assert_eq!(
+                parse_listing(&render_listing(&[pane(1, b"/ok"), session])),
                 Err(ListingError::ControlCharacter {
                     record: 1,
-                    field: Field::PaneCurrentPath
+                    field: Field::SessionName
                 }),
                 "{control:?}"
             );
@@ -458,7 +499,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_values_without_controls_read_back_exactly(
+        fn values_read_back_exactly_and_a_directory_with_controls_as_unknown(
             cwd in proptest::collection::vec(any::<u8>(), 0..40),
             session in "[^\\p{Cc}]{0,12}",
             name in "[^\\p{Cc}]{0,12}",
@@ -468,7 +509,8 @@ mod tests {
             p.window_name = name;
             let read = parse_listing(&render_listing(std::slice::from_ref(&p)));
             if has_control(&cwd) {
-                prop_assert!(read.is_err());
+                p.cwd = PathBuf::new();
+                prop_assert_eq!(read, Ok(vec![p]));
             } else {
                 prop_assert_eq!(read, Ok(vec![p]));
             }

@@ -67,10 +67,13 @@ mod prompt;
 
 pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
 pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
-pub use literal::{literal, window_target, Refusal, Refused, Value, MAX_DIRECTORY, MAX_NAME};
+pub use literal::{
+    current_window_target, literal, session_target, window_target, Refusal, Refused, Value,
+    MAX_DIRECTORY, MAX_NAME,
+};
 pub use model::{
-    is_shell, layout_size, shell_of, snapshot, started_with, to_layout, PaneSnap, Placed,
-    SessionSnap, Snapshot, WindowSnap,
+    is_shell, layout_size, shell_of, snapshot, to_layout, PaneSnap, Placed, SessionSnap, Snapshot,
+    WindowSnap,
 };
 pub use prompt::{
     foreground_group, NotIdle, Prompt, Typed, PENDING_OPTION, PROBE_KEY, PROBE_OPTION,

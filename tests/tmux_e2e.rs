@@ -1675,3 +1675,40 @@ fn under_an_outer_agent_resume_pane_every_tmux_pane_has_its_own_id() {
     }
     w.finish();
 }
+
+/// A tmux server started from a shell whose integration already ran (it
+/// exported `AGENT_RESUME_TAKEN`) passes that on to every pane: a pane
+/// `restore --recreate` creates still takes its armed line at its first
+/// prompt, in bash, zsh and fish, because "taken" names the pane it was
+/// taken in.
+#[test]
+fn recreated_panes_take_their_line_under_an_inherited_taken_marker() {
+    let w = World::with_env(&[("AGENT_RESUME_TAKEN", "1")]);
+    let spec = |role, window, shell, dir, typed| Spec {
+        role,
+        session: "alpha",
+        window,
+        index: 0,
+        shell,
+        dir,
+        typed,
+    };
+    let specs = vec![
+        spec(Role::Filler(0), 0, Sh::Bash, "in-bash", Some("claude")),
+        spec(Role::Filler(1), 1, Sh::Zsh, "in-zsh", Some("claude")),
+        spec(Role::Filler(2), 2, Sh::Fish, "in-fish", Some("claude")),
+    ];
+    let b = build_and_kill(&w, &specs);
+    w.cli_ok(
+        "1",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let resumed = wait_for("every recreated pane's claude to be resumed", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (fresh.len() >= specs.len()).then_some(fresh)
+    });
+    let panes: BTreeSet<&str> = resumed.iter().map(|r| r.pane_env.as_str()).collect();
+    let stable: BTreeSet<&str> = b.stable.values().map(String::as_str).collect();
+    assert_eq!(panes, stable, "each pane resumed its own line: {resumed:#?}");
+    w.finish();
+}

@@ -1712,3 +1712,43 @@ fn recreated_panes_take_their_line_under_an_inherited_taken_marker() {
     assert_eq!(panes, stable, "each pane resumed its own line: {resumed:#?}");
     w.finish();
 }
+
+/// A pane someone else brought back (tmux-resurrect) has no id yet; when
+/// its shell draws its first prompt before `restore` runs, the
+/// integration's `take` (no `--pane`) finds nothing and leaves the pane
+/// without an id — claiming one would make the restore take it for a pane
+/// that never died and skip it.
+#[test]
+fn a_first_prompt_take_leaves_a_tmux_pane_without_an_id_as_it_is() {
+    let w = World::new();
+    let tmux = Tmux::start();
+    let sleep = require("sleep");
+    let pane = tmux.spawn(w.root(), &[sleep.as_os_str(), OsStr::new("100000")]);
+    let socket = tmux.pane_format(&pane, "#{socket_path}");
+    let pid = tmux.pane_format(&pane, "#{pid}");
+    for pane_env in [None, Some("0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e")] {
+        let mut take = Command::new(agent_resume());
+        take.args(["take", "--shell", "bash"])
+            .env_clear()
+            .envs(w.env.iter().map(|(k, v)| (k, v)))
+            .env("AGENT_RESUME", "1")
+            .env("TMUX", format!("{socket},{pid},0"))
+            .env("TMUX_PANE", &pane)
+            .stdin(Stdio::null());
+        if let Some(p) = pane_env {
+            take.env("AGENT_RESUME_PANE", p);
+        }
+        let out = take.output().expect("runs agent-resume take");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "nothing to take: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            tmux.pane_format(&pane, "#{@agent_resume_pane}"),
+            "",
+            "take gave the pane an id (AGENT_RESUME_PANE {pane_env:?})"
+        );
+    }
+}

@@ -1519,7 +1519,13 @@ fn windows_and_splits_made_after_a_recreate_each_have_their_own_pane_id() {
         typed,
     };
     let specs = vec![
-        spec(Role::Filler(1), 0, 0, "alpha-claude", Some("claude --model opus")),
+        spec(
+            Role::Filler(1),
+            0,
+            0,
+            "alpha-claude",
+            Some("claude --model opus"),
+        ),
         spec(Role::PlainBash, 0, 1, "alpha-plain", None),
         spec(Role::Filler(0), 1, 0, "alpha-second", None),
     ];
@@ -1534,7 +1540,8 @@ fn windows_and_splits_made_after_a_recreate_each_have_their_own_pane_id() {
     });
     assert_eq!(resumed.len(), 1, "{resumed:#?}");
     assert_eq!(
-        resumed[0].pane_env, b.stable[&Role::Filler(1)],
+        resumed[0].pane_env,
+        b.stable[&Role::Filler(1)],
         "the recreated pane was started with its own id"
     );
 
@@ -1631,7 +1638,9 @@ fn under_an_outer_agent_resume_pane_every_tmux_pane_has_its_own_id() {
         .to_owned();
     w.wait_prompt(&first, Sh::Bash, "the first pane");
     assert_eq!(
-        w.tmux.ok(&["show-environment", "-g", "AGENT_RESUME_PANE"]).trim(),
+        w.tmux
+            .ok(&["show-environment", "-g", "AGENT_RESUME_PANE"])
+            .trim(),
         format!("AGENT_RESUME_PANE={OUTER}"),
         "the server inherited the outer pane id"
     );
@@ -1709,7 +1718,10 @@ fn recreated_panes_take_their_line_under_an_inherited_taken_marker() {
     });
     let panes: BTreeSet<&str> = resumed.iter().map(|r| r.pane_env.as_str()).collect();
     let stable: BTreeSet<&str> = b.stable.values().map(String::as_str).collect();
-    assert_eq!(panes, stable, "each pane resumed its own line: {resumed:#?}");
+    assert_eq!(
+        panes, stable,
+        "each pane resumed its own line: {resumed:#?}"
+    );
     w.finish();
 }
 

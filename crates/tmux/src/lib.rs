@@ -1,7 +1,9 @@
 //! The tmux host of agent-resume: the only place that talks to tmux.
 //!
 //! tmux loses every pane when its server dies. This crate gives each pane a
-//! stable id (kept in the pane user option `@agent_resume_pane`), takes
+//! stable id (kept in the pane user option `@agent_resume_pane`, set in the
+//! same tmux command list that creates a pane it recreates; never read from
+//! an environment a pane could have inherited), takes
 //! layout snapshots (sessions → windows → panes, with directories, the
 //! active window and pane, and which session was attached last), maps a
 //! snapshot onto agent-resume's host-neutral [`Layout`], recreates what is

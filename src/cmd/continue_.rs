@@ -24,7 +24,7 @@ use crate::{config, pane_env, paths, when};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// Print the resume line instead of running it.

@@ -273,6 +273,12 @@ struct World {
 
 impl World {
     fn new() -> World {
+        World::with_env(&[])
+    }
+
+    /// A world whose tmux server (and so every pane) also has `extra` in its
+    /// environment, as when tmux is started from an outer terminal.
+    fn with_env(extra: &[(&str, &str)]) -> World {
         for tool in ["tmux", "bash", "zsh", "fish", "sleep", "sh"] {
             require(tool);
         }
@@ -347,6 +353,10 @@ impl World {
             (os("AGENT_RESUME"), os("1")),
             (os(MARKER), root.clone().into_os_string()),
         ];
+        let env: Vec<_> = env
+            .into_iter()
+            .chain(extra.iter().map(|(k, v)| (os(k), os(v))))
+            .collect();
         let tmux = Tmux::private(&root.join("home/.tmux.conf"), env.clone());
         World { tmux, dir, env }
     }
@@ -1446,4 +1456,311 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
     assert_eq!(resumed.len(), 1, "{resumed:#?}");
     assert_eq!(resumed[0].argv, expected[&Role::Codex].0[1..]);
     w.finish();
+}
+
+/// A pane a user opens in a running server with tmux's own commands (no
+/// `-e`), in directory `w/<dir>`, running the server's default shell
+/// (`bash -i` with the integration); its id (`%N`) once its prompt shows.
+fn open_pane(w: &World, how: &[&str], dir: &str) -> String {
+    let dir = w.root().join("w").join(dir);
+    fs::create_dir_all(&dir).expect("mkdir a pane directory");
+    let dir = dir.to_str().expect("a UTF-8 temp path");
+    let mut args = how.to_vec();
+    args.extend(["-P", "-F", "#{pane_id}", "-c", dir]);
+    let target = w.tmux.ok(&args).trim().to_owned();
+    w.wait_prompt(&target, Sh::Bash, &format!("the pane opened by {how:?}"));
+    target
+}
+
+/// Types `claude` into each pane (the stand-in reports a new conversation
+/// through `agent-resume hook claude`); the id each reported, by pane.
+fn start_claude_in(w: &World, panes: &[(String, &str)]) -> BTreeMap<String, String> {
+    let mut reported = BTreeMap::new();
+    for (target, dir) in panes {
+        let dir = w.root().join("w").join(dir);
+        w.tmux.type_line(target, "claude");
+        let run = wait_for(&format!("claude in {target} to report"), || {
+            w.runs().into_values().find(|r| r.cwd == dir)
+        });
+        assert_ne!(run.reported, "-", "claude in {target} started anew");
+        reported.insert(target.clone(), run.reported);
+    }
+    reported
+}
+
+/// The `@agent_resume_pane` of each pane, once it has one.
+fn pane_ids(w: &World, panes: &[String]) -> BTreeMap<String, String> {
+    panes
+        .iter()
+        .map(|t| {
+            let id = wait_for(&format!("{t} to have a stable id"), || {
+                let id = w.tmux.pane_format(t, "#{@agent_resume_pane}");
+                (id.len() == 36).then_some(id)
+            });
+            (t.clone(), id)
+        })
+        .collect()
+}
+
+/// Windows and splits made in a session `restore --recreate` brought back
+/// are new panes: each has its own id — its agent's recording is its own,
+/// none lands on the recreated pane's — and the session environment holds
+/// no `AGENT_RESUME_PANE` for them to inherit.
+#[test]
+fn windows_and_splits_made_after_a_recreate_each_have_their_own_pane_id() {
+    let w = World::new();
+    let spec = |role, window, index, dir, typed| Spec {
+        role,
+        session: "alpha",
+        window,
+        index,
+        shell: Sh::Bash,
+        dir,
+        typed,
+    };
+    let specs = vec![
+        spec(
+            Role::Filler(1),
+            0,
+            0,
+            "alpha-claude",
+            Some("claude --model opus"),
+        ),
+        spec(Role::PlainBash, 0, 1, "alpha-plain", None),
+        spec(Role::Filler(0), 1, 0, "alpha-second", None),
+    ];
+    let b = build_and_kill(&w, &specs);
+    w.cli_ok(
+        "1",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let resumed = wait_for("the resumed claude to start", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (!fresh.is_empty()).then_some(fresh)
+    });
+    assert_eq!(resumed.len(), 1, "{resumed:#?}");
+    assert_eq!(
+        resumed[0].pane_env,
+        b.stable[&Role::Filler(1)],
+        "the recreated pane was started with its own id"
+    );
+
+    let session_env = w.tmux.ok(&["show-environment", "-t", "=alpha"]);
+    assert!(
+        !session_env
+            .lines()
+            .any(|l| l.starts_with("AGENT_RESUME_PANE")),
+        "the restored session's environment names a pane:\n{session_env}"
+    );
+
+    // As a user would: a new window, a split of a recreated window, a split
+    // of the new window, another window.
+    let made = vec![
+        (
+            open_pane(&w, &["new-window", "-d", "-t", "=alpha:"], "new-1"),
+            "new-1",
+        ),
+        (
+            open_pane(&w, &["split-window", "-d", "-t", "=alpha:0"], "new-2"),
+            "new-2",
+        ),
+        (
+            open_pane(&w, &["split-window", "-d", "-t", "=alpha:1"], "new-3"),
+            "new-3",
+        ),
+        (
+            open_pane(&w, &["new-window", "-d", "-t", "=alpha:"], "new-4"),
+            "new-4",
+        ),
+    ];
+    let reported = start_claude_in(&w, &made);
+    w.wait_saves_settled();
+    w.cli_ok("1", &["tmux", "save", "-L", w.tmux.socket()]);
+
+    let live = w.live();
+    let all: Vec<String> = live.iter().map(|l| l.target.clone()).collect();
+    let ids = pane_ids(&w, &all);
+    assert_eq!(
+        ids.values().collect::<BTreeSet<_>>().len(),
+        all.len(),
+        "every pane has its own id: {ids:#?}"
+    );
+    let restored: BTreeSet<&String> = b.stable.values().collect();
+    let recorded = w.recordings();
+    for (target, session) in &reported {
+        let id = &ids[target];
+        assert!(
+            !restored.contains(id),
+            "{target} took a recreated pane's id {id}"
+        );
+        assert_eq!(
+            recorded.get(id),
+            Some(session),
+            "{target}'s claude is recorded under its own pane {id}: {recorded:#?}"
+        );
+    }
+    assert_eq!(
+        recorded.get(&b.stable[&Role::Filler(1)]),
+        b.reported.get(&Role::Filler(1)),
+        "the recreated pane's recording was not overwritten: {recorded:#?}"
+    );
+    w.finish();
+}
+
+/// A tmux server started from a terminal that set `AGENT_RESUME_PANE` (a
+/// host's pane) has it in its global environment, and every pane inherits
+/// it: each pane still gets its own id, never the outer one, and each
+/// agent's recording is its pane's own.
+#[test]
+fn under_an_outer_agent_resume_pane_every_tmux_pane_has_its_own_id() {
+    const OUTER: &str = "0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e";
+    let w = World::with_env(&[("AGENT_RESUME_PANE", OUTER)]);
+    let dir = w.root().join("w").join("first");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let first = w
+        .tmux
+        .ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            "outer",
+            "-x",
+            "200",
+            "-y",
+            "60",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            dir.to_str().expect("a UTF-8 temp path"),
+        ])
+        .trim()
+        .to_owned();
+    w.wait_prompt(&first, Sh::Bash, "the first pane");
+    assert_eq!(
+        w.tmux
+            .ok(&["show-environment", "-g", "AGENT_RESUME_PANE"])
+            .trim(),
+        format!("AGENT_RESUME_PANE={OUTER}"),
+        "the server inherited the outer pane id"
+    );
+    let mut agents = vec![(first, "first")];
+    agents.push((
+        open_pane(&w, &["new-window", "-d", "-t", "=outer:"], "window"),
+        "window",
+    ));
+    agents.push((
+        open_pane(&w, &["split-window", "-d", "-t", "=outer:0"], "split"),
+        "split",
+    ));
+    let plain = open_pane(&w, &["split-window", "-d", "-t", "=outer:1"], "plain");
+    let reported = start_claude_in(&w, &agents);
+    w.wait_saves_settled();
+    w.cli_ok("1", &["tmux", "save", "-L", w.tmux.socket()]);
+
+    let mut all: Vec<String> = agents.iter().map(|(t, _)| t.clone()).collect();
+    all.push(plain);
+    let ids = pane_ids(&w, &all);
+    assert_eq!(
+        ids.values().collect::<BTreeSet<_>>().len(),
+        all.len(),
+        "every pane has its own id: {ids:#?}"
+    );
+    assert!(
+        ids.values().all(|id| id != OUTER),
+        "a pane took the outer id: {ids:#?}"
+    );
+    let recorded = w.recordings();
+    assert!(
+        !recorded.contains_key(OUTER),
+        "an agent was recorded under the outer pane: {recorded:#?}"
+    );
+    for (target, session) in &reported {
+        assert_eq!(
+            recorded.get(&ids[target]),
+            Some(session),
+            "{target}'s claude is recorded under its own pane: {recorded:#?}"
+        );
+    }
+    w.finish();
+}
+
+/// A tmux server started from a shell whose integration already ran (it
+/// exported `AGENT_RESUME_TAKEN`) passes that on to every pane: a pane
+/// `restore --recreate` creates still takes its armed line at its first
+/// prompt, in bash, zsh and fish, because "taken" names the pane it was
+/// taken in.
+#[test]
+fn recreated_panes_take_their_line_under_an_inherited_taken_marker() {
+    let w = World::with_env(&[("AGENT_RESUME_TAKEN", "1")]);
+    let spec = |role, window, shell, dir, typed| Spec {
+        role,
+        session: "alpha",
+        window,
+        index: 0,
+        shell,
+        dir,
+        typed,
+    };
+    let specs = vec![
+        spec(Role::Filler(0), 0, Sh::Bash, "in-bash", Some("claude")),
+        spec(Role::Filler(1), 1, Sh::Zsh, "in-zsh", Some("claude")),
+        spec(Role::Filler(2), 2, Sh::Fish, "in-fish", Some("claude")),
+    ];
+    let b = build_and_kill(&w, &specs);
+    w.cli_ok(
+        "1",
+        &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
+    );
+    let resumed = wait_for("every recreated pane's claude to be resumed", || {
+        let fresh = new_runs(&w.runs(), &b.runs_before);
+        (fresh.len() >= specs.len()).then_some(fresh)
+    });
+    let panes: BTreeSet<&str> = resumed.iter().map(|r| r.pane_env.as_str()).collect();
+    let stable: BTreeSet<&str> = b.stable.values().map(String::as_str).collect();
+    assert_eq!(
+        panes, stable,
+        "each pane resumed its own line: {resumed:#?}"
+    );
+    w.finish();
+}
+
+/// A pane someone else brought back (tmux-resurrect) has no id yet; when
+/// its shell draws its first prompt before `restore` runs, the
+/// integration's `take` (no `--pane`) finds nothing and leaves the pane
+/// without an id — claiming one would make the restore take it for a pane
+/// that never died and skip it.
+#[test]
+fn a_first_prompt_take_leaves_a_tmux_pane_without_an_id_as_it_is() {
+    let w = World::new();
+    let tmux = Tmux::start();
+    let sleep = require("sleep");
+    let pane = tmux.spawn(w.root(), &[sleep.as_os_str(), OsStr::new("100000")]);
+    let socket = tmux.pane_format(&pane, "#{socket_path}");
+    let pid = tmux.pane_format(&pane, "#{pid}");
+    for pane_env in [None, Some("0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e")] {
+        let mut take = Command::new(agent_resume());
+        take.args(["take", "--shell", "bash"])
+            .env_clear()
+            .envs(w.env.iter().map(|(k, v)| (k, v)))
+            .env("AGENT_RESUME", "1")
+            .env("TMUX", format!("{socket},{pid},0"))
+            .env("TMUX_PANE", &pane)
+            .stdin(Stdio::null());
+        if let Some(p) = pane_env {
+            take.env("AGENT_RESUME_PANE", p);
+        }
+        let out = take.output().expect("runs agent-resume take");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "nothing to take: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            tmux.pane_format(&pane, "#{@agent_resume_pane}"),
+            "",
+            "take gave the pane an id (AGENT_RESUME_PANE {pane_env:?})"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! or — only when the pane has no recording — the newest session that ran
 //! in this directory. It says which it chose (`docs/discover.md`).
 //!
-//! The pane comes from `--pane` or `AGENT_RESUME_PANE`; its recording must
+//! The pane comes from `--pane`, the tmux pane's id or `AGENT_RESUME_PANE`
+//! (`src/pane_env.rs`); its recording must
 //! name this directory (both sides canonicalized) or nothing is resumed. A
 //! recording is read only with the feature on, read-only, and its flags are
 //! replayed as restore would (posture only while fresh).
@@ -23,7 +24,7 @@ use crate::{config, pane_env, paths, when};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// Print the resume line instead of running it.
@@ -36,12 +37,14 @@ const NOTHING: u8 = 1;
 /// This pane's recording, when there is a pane, the feature is on and the
 /// store holds one.
 fn recorded(args: &Args, o: &Overrides) -> Result<Option<Stored>> {
-    let has_pane =
-        args.pane.is_some() || std::env::var_os(pane_env::ENV).is_some_and(|v| !v.is_empty());
+    let has_pane = args.pane.is_some() || pane_env::Seen::here().any();
     if !has_pane || !config::gate_quiet(o).enabled {
         return Ok(None);
     }
-    let pane = pane_env::resolve(args.pane.as_deref())?;
+    // A pane without an id has no recording; reading never gives it one.
+    let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+        return Ok(None);
+    };
     let loaded = inspect_or_empty(&paths::db(o)?, &OpenOptions::default());
     for w in &loaded.warnings {
         eprintln!("agent-resume: {w}");

@@ -14,7 +14,7 @@ use crate::{config, pane_env, when};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// The layout file (docs/layout.md), or `-` for stdin.

@@ -14,7 +14,7 @@ use crate::when;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// Say nothing when the feature is off (shell integration).

@@ -17,7 +17,7 @@ const MAX_LINE: u64 = 64 * 1024;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// The shell the line was typed in.

@@ -27,7 +27,7 @@ use crate::{config, pane_env, paths, when};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The pane (default: `AGENT_RESUME_PANE`).
+    /// The pane (default: the tmux pane's id, else `AGENT_RESUME_PANE`).
     #[arg(long)]
     pane: Option<String>,
     /// The shell that will run the line.
@@ -50,7 +50,11 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     if !config::gate_quiet(o).enabled {
         return Ok(ExitCode::from(NOTHING));
     }
-    let pane = pane_env::resolve(args.pane.as_deref())?;
+    // Only read: a tmux pane without an id stays without one (restore
+    // matches such a pane as one someone else brought back).
+    let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+        return Ok(ExitCode::from(NOTHING));
+    };
     let now = match &args.now {
         Some(t) => when::parse(t)?,
         None => when::now(),

@@ -4,9 +4,10 @@
 //! database, in its own table (recordings are never touched). `restore`
 //! maps the snapshot onto the restore model, plans, arms and reports —
 //! before any pane is created — then recreates what is missing
-//! (`--recreate`), each pane started in its directory with its stable id in
-//! its environment, so its shell integration takes the armed line at the
-//! first prompt. Panes that already exist (restored by tmux-resurrect, say)
+//! (`--recreate`), each pane started in its directory with its stable id set
+//! as its tmux pane option in the same tmux command list that creates it
+//! (and in its own spawn environment, never the session's), so its shell
+//! integration takes the armed line at the first prompt. Panes that already exist (restored by tmux-resurrect, say)
 //! are matched by session, window and pane index; where such a pane's shell
 //! integration shows an empty, idle prompt (`agent_resume_tmux`'s `prompt`
 //! module), a fixed command holding nothing but the validated pane id and
@@ -20,8 +21,8 @@ use std::process::ExitCode;
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
-    layout_size, literal, shell_of, snapshot, started_with, to_layout, LivePane, Refused, Snapshot,
-    Socket, Start, Tmux, Typed, Value, PROBE_PATIENCE,
+    layout_size, literal, shell_of, snapshot, to_layout, LivePane, Refused, Snapshot, Socket,
+    Start, Tmux, Typed, Value, PROBE_PATIENCE,
 };
 use anyhow::{Context, Result};
 
@@ -89,14 +90,16 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     }
 }
 
-/// Gives panes without one a stable id; returns the live panes.
+/// Gives panes without one a fresh stable id; returns the live panes.
+///
+/// Never the `AGENT_RESUME_PANE` a pane's process was started with: every
+/// pane of a server started under an outer `AGENT_RESUME_PANE` inherits the
+/// same one. A pane `restore` creates has its id from the command list that
+/// created it, before anyone can list it.
 pub fn ensure_ids(tmux: &Tmux) -> Result<Vec<LivePane>> {
     let mut live = tmux.list_panes()?;
     for p in live.iter_mut().filter(|p| p.stable_id.is_none()) {
-        let id = p
-            .pid
-            .and_then(started_with)
-            .unwrap_or_else(|| PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes()));
+        let id = PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes());
         p.stable_id = Some(tmux.claim_pane_id(&p.target, id)?);
     }
     Ok(live)

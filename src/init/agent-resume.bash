@@ -159,10 +159,14 @@ __agent_resume_precmd() {
 }
 
 __agent_resume_first() {
-  [ -n "${AGENT_RESUME_TAKEN-}" ] && return 0
   __agent_resume_has_pane || return 0
-  # Only the pane's first shell takes: a nested shell inherits this.
-  export AGENT_RESUME_TAKEN=1
+  # Only the pane's first shell takes: a nested shell inherits the marker.
+  # It names this pane, so a pane that inherits it from elsewhere (a tmux
+  # server started from a shell of ours) still takes.
+  local key="pane:${AGENT_RESUME_PANE-}"
+  __agent_resume_in_tmux && key="tmux:$TMUX:$TMUX_PANE"
+  [ "${AGENT_RESUME_TAKEN-}" = "$key" ] && return 0
+  export AGENT_RESUME_TAKEN="$key"
   local line
   line=$("$__agent_resume_bin" take --shell bash 2>/dev/null) || return 0
   eval "$line"

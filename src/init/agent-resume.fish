@@ -67,10 +67,14 @@ end
 
 function __agent_resume_first_prompt
     functions -e __agent_resume_first_prompt
-    set -q AGENT_RESUME_TAKEN; and return 0
     __agent_resume_has_pane; or return 0
-    # Only the pane's first shell takes: a nested shell inherits this.
-    set -gx AGENT_RESUME_TAKEN 1
+    # Only the pane's first shell takes: a nested shell inherits the marker.
+    # It names this pane, so a pane that inherits it from elsewhere (a tmux
+    # server started from a shell of ours) still takes.
+    set -l key "pane:$AGENT_RESUME_PANE"
+    __agent_resume_in_tmux; and set key "tmux:$TMUX:$TMUX_PANE"
+    set -q AGENT_RESUME_TAKEN; and test "$AGENT_RESUME_TAKEN" = "$key"; and return 0
+    set -gx AGENT_RESUME_TAKEN $key
     # Input already typed: leave the armed line for no one (take drops it).
     if test -n "$(commandline)"
         $__agent_resume_bin take --shell fish --has-input >/dev/null 2>&1

@@ -112,10 +112,14 @@ _agent_resume_precmd() {
 }
 
 _agent_resume_first() {
-  [[ -n ${AGENT_RESUME_TAKEN-} ]] && return 0
   _agent_resume_has_pane || return 0
-  # Only the pane's first shell takes: a nested shell inherits this.
-  export AGENT_RESUME_TAKEN=1
+  # Only the pane's first shell takes: a nested shell inherits the marker.
+  # It names this pane, so a pane that inherits it from elsewhere (a tmux
+  # server started from a shell of ours) still takes.
+  local key="pane:${AGENT_RESUME_PANE-}"
+  _agent_resume_in_tmux && key="tmux:$TMUX:$TMUX_PANE"
+  [[ ${AGENT_RESUME_TAKEN-} == "$key" ]] && return 0
+  export AGENT_RESUME_TAKEN="$key"
   local line
   line=$("$_agent_resume_bin" take --shell zsh 2>/dev/null) || return 0
   eval "$line"

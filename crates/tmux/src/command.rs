@@ -11,7 +11,9 @@ use agent_resume_core::{PaneId, Shell};
 use thiserror::Error;
 
 use crate::listing::{parse_listing, ListingError, LivePane, LIST_FORMAT};
-use crate::literal::{command_argument, literal, window_target, Refused, Value};
+use crate::literal::{
+    command_argument, current_window_target, literal, session_target, window_target, Refused, Value,
+};
 
 /// The pane user option that holds a pane's stable id.
 pub const PANE_OPTION: &str = "@agent_resume_pane";
@@ -19,7 +21,9 @@ pub const PANE_OPTION: &str = "@agent_resume_pane";
 /// How a new pane starts.
 #[derive(Clone, Copy, Debug)]
 pub struct Start<'a> {
-    /// Its stable id (also set as `AGENT_RESUME_PANE` in its environment).
+    /// Its stable id: the pane's `@agent_resume_pane`, set in the command
+    /// list that creates the pane, and `AGENT_RESUME_PANE` in the pane's own
+    /// spawn environment (never a session's or the server's).
     pub id: PaneId,
     /// Its directory, when it still exists.
     pub cwd: Option<&'a Path>,
@@ -223,16 +227,24 @@ impl Tmux {
             .map(|s| s.trim().to_owned())
     }
 
+    /// Runs `args` (a `new-session`, `new-window` or `split-window` that
+    /// prints the new pane's id), then `then`, as ONE tmux command list: the
+    /// server runs a client's whole list before it serves another client,
+    /// so nothing the new pane runs can ask tmux anything before `then` is
+    /// done (and an error in any command drops the rest of the list).
     fn create(
         &self,
         what: &'static str,
         mut args: Vec<OsString>,
         start: &Start<'_>,
+        then: Vec<Vec<OsString>>,
     ) -> Result<String, TmuxError> {
         if let Some(cwd) = start.cwd {
             args.push("-c".into());
             args.push(literal(Value::Directory, cwd.as_os_str())?);
         }
+        // The new pane's spawn environment only (for `new-session` the
+        // caller's `then` unsets it from the session environment).
         args.push("-e".into());
         let env = format!("AGENT_RESUME_PANE={}", start.id);
         args.push(literal(Value::Environment, OsStr::new(&env))?);
@@ -249,13 +261,27 @@ impl Tmux {
                 .into(),
             );
         }
+        for command in then {
+            args.push(";".into());
+            args.extend(command);
+        }
         let target = self.run(what, &args)?.trim().to_owned();
         let digits = target.strip_prefix('%').unwrap_or_default();
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(TmuxError::Answer(what));
         }
-        self.set_pane_id(&target, start.id)?;
         Ok(target)
+    }
+
+    /// `set-option -p [-t target] @agent_resume_pane <id>`: the command that
+    /// gives a pane its stable id inside a creating command list.
+    fn set_id_command(target: Option<OsString>, id: PaneId) -> Vec<OsString> {
+        let mut command: Vec<OsString> = vec!["set-option".into(), "-p".into()];
+        if let Some(t) = target {
+            command.extend(["-t".into(), t]);
+        }
+        command.extend([PANE_OPTION.into(), id.to_string().into()]);
+        command
     }
 
     fn window_name(start: &Start<'_>) -> Result<Vec<OsString>, TmuxError> {
@@ -292,7 +318,22 @@ impl Tmux {
                 h.to_string().into(),
             ]);
         }
-        let target = self.create("new-session", args, start)?;
+        // The session's only pane (`=name:` is its current window, whose
+        // active pane it is) gets its id, and `-e`, which tmux 3.3 puts in
+        // the session environment every later window and split would
+        // inherit, is taken back out of it at once.
+        let session = session_target(name)?;
+        let then = vec![
+            Self::set_id_command(Some(current_window_target(name)?.into()), start.id),
+            vec![
+                "set-environment".into(),
+                "-u".into(),
+                "-t".into(),
+                session,
+                "AGENT_RESUME_PANE".into(),
+            ],
+        ];
+        let target = self.create("new-session", args, start, then)?;
         // The first window takes the session's base-index: move it to the saved index.
         let _ = self.run(
             "move-window",
@@ -308,25 +349,35 @@ impl Tmux {
         index: u32,
         start: &Start<'_>,
     ) -> Result<String, TmuxError> {
+        let window: OsString = window_target(name, index)?.into();
         let mut args: Vec<OsString> = vec![
             "new-window".into(),
             "-d".into(),
             "-t".into(),
-            window_target(name, index)?.into(),
+            window.clone(),
         ];
         args.extend(Self::window_name(start)?);
-        self.create("new-window", args, start)
+        // `=name:index` is the new window (`new-window` fails on an index in
+        // use) and its only pane the one it started.
+        let then = vec![Self::set_id_command(Some(window), start.id)];
+        self.create("new-window", args, start, then)
     }
 
-    /// Splits the window of pane `target`.
+    /// Splits the window of pane `target`; `target` stays its active pane.
     pub fn split(&self, target: &str, start: &Start<'_>) -> Result<String, TmuxError> {
-        let args: Vec<OsString> = vec![
-            "split-window".into(),
-            "-d".into(),
-            "-t".into(),
-            target.into(),
+        if !is_pane_target(target) {
+            return Err(TmuxError::Unsafe("pane target"));
+        }
+        // Without `-d`, tmux makes the new pane the command list's current
+        // pane (`cmd-split-window.c`), so the `set-option` after it with no
+        // `-t` is about the new pane; `select-pane` then makes `target`
+        // active again, as `-d` would have left it.
+        let args: Vec<OsString> = vec!["split-window".into(), "-t".into(), target.into()];
+        let then = vec![
+            Self::set_id_command(None, start.id),
+            vec!["select-pane".into(), "-t".into(), target.into()],
         ];
-        self.create("split-window", args, start)
+        self.create("split-window", args, start, then)
     }
 
     /// Applies a saved window layout string.
@@ -383,6 +434,13 @@ impl Tmux {
     pub fn kill_server(&self) -> Result<(), TmuxError> {
         self.run("kill-server", &["kill-server"]).map(drop)
     }
+}
+
+/// A pane id target, `%N`.
+fn is_pane_target(target: &str) -> bool {
+    target
+        .strip_prefix('%')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The tmux host of agent-resume: the only place that talks to tmux.
 //!
 //! tmux loses every pane when its server dies. This crate gives each pane a
-//! stable id (kept in the pane user option `@agent_resume_pane`), takes
+//! stable id (kept in the pane user option `@agent_resume_pane`, set in the
+//! same tmux command list that creates a pane it recreates; never read from
+//! an environment a pane could have inherited), takes
 //! layout snapshots (sessions → windows → panes, with directories, the
 //! active window and pane, and which session was attached last), maps a
 //! snapshot onto agent-resume's host-neutral [`Layout`], recreates what is
@@ -67,10 +69,13 @@ mod prompt;
 
 pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
 pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
-pub use literal::{literal, window_target, Refusal, Refused, Value, MAX_DIRECTORY, MAX_NAME};
+pub use literal::{
+    current_window_target, literal, session_target, window_target, Refusal, Refused, Value,
+    MAX_DIRECTORY, MAX_NAME,
+};
 pub use model::{
-    is_shell, layout_size, shell_of, snapshot, started_with, to_layout, PaneSnap, Placed,
-    SessionSnap, Snapshot, WindowSnap,
+    is_shell, layout_size, shell_of, snapshot, to_layout, PaneSnap, Placed, SessionSnap, Snapshot,
+    WindowSnap,
 };
 pub use prompt::{
     foreground_group, NotIdle, Prompt, Typed, PENDING_OPTION, PROBE_KEY, PROBE_OPTION,

@@ -242,6 +242,21 @@ pub(crate) fn command_argument(mut arg: Vec<u8>) -> Vec<u8> {
     arg
 }
 
+/// `={session}`: a session target naming exactly that session, written
+/// for tmux's command-line parser (a name ending in `;` keeps it).
+pub fn session_target(session: &str) -> Result<OsString, Refused> {
+    let mut target = OsString::from("=");
+    target.push(literal(Value::TargetSession, OsStr::new(session))?);
+    Ok(target)
+}
+
+/// `={session}:`: the current window (and so its active pane) of exactly
+/// that session.
+pub fn current_window_target(session: &str) -> Result<String, Refused> {
+    literal(Value::TargetSession, OsStr::new(session))?;
+    Ok(format!("={session}:"))
+}
+
 /// `={session}:{index}`: a window target naming exactly that session.
 pub fn window_target(session: &str, index: u32) -> Result<String, Refused> {
     literal(Value::TargetSession, OsStr::new(session))?;

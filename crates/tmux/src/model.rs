@@ -160,18 +160,6 @@ pub fn snapshot(live: &[LivePane]) -> Snapshot {
     snap
 }
 
-/// The pane id a pane was started with (`AGENT_RESUME_PANE` in its first
-/// process's environment), so a snapshot taken while a restore is still
-/// creating panes agrees with the id the restore gives them.
-pub fn started_with(pid: u32) -> Option<PaneId> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    environ
-        .split(|b| *b == 0)
-        .find_map(|kv| kv.strip_prefix(b"AGENT_RESUME_PANE="))
-        .and_then(|v| std::str::from_utf8(v).ok())
-        .and_then(|v| v.parse().ok())
-}
-
 /// The shell a pane's first process runs, from `/proc/<pid>/comm`.
 fn first_process_shell(pid: u32) -> Option<Shell> {
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;

@@ -47,6 +47,7 @@ pub mod json;
 mod opencode;
 mod parse;
 pub mod probe;
+pub mod process;
 pub mod read;
 pub mod resolve;
 pub mod running;

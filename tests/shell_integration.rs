@@ -564,7 +564,8 @@ fn fish_first_prompt_runs_the_armed_line_once_and_no_other_shell_takes_it() {
 // ------------------------------------------------------- note and ended ----
 
 /// Types `line` (an agent command) twice: exiting 1 keeps the recording and
-/// the noted flags reach the next hook; exiting 0 clears it.
+/// the note holds its allowlisted flags and the shell's pid; exiting 0
+/// clears it.
 fn agent_command_is_noted_and_cleared_only_on_success(
     w: &World,
     pane: &str,
@@ -582,13 +583,35 @@ fn agent_command_is_noted_and_cleared_only_on_success(
         "[{}] `{line}` failed (exit 1): the recording is kept",
         w.sh.name()
     );
-    // The hook of the conversation that command started records the flags
-    // the shell noted — only the allowlisted ones before the prompt.
+    // The shell noted only the allowlisted flags before the prompt, bound
+    // to itself (its pid): a hook reads the note only for the process this
+    // shell started right after it.
+    let note = agent_resume_store::Store::open(&w.db())
+        .expect("opens the database")
+        .noted(
+            PANE.parse().expect("pane"),
+            agent_resume_core::AgentKind::Claude,
+            agent_resume_core::UnixMillis(0),
+        )
+        .expect("the line was noted");
+    let (name, value) = noted.split_once('=').expect("name=value");
+    assert_eq!(
+        note.argv,
+        words(&["claude", name, value]),
+        "[{}] `{line}` was noted with exactly its allowlisted flags",
+        w.sh.name()
+    );
+    assert!(
+        note.pid.is_some_and(|p| p > 1),
+        "[{}] the note names the shell that ran `{line}`",
+        w.sh.name()
+    );
+    // A hook that no process of that line ran gets nothing from the note.
     w.hook(ID_B);
     assert_eq!(
         w.recorded(),
-        Some((ID_B.to_owned(), words(&[noted]))),
-        "[{}] `{line}` was noted with exactly its allowlisted flags",
+        Some((ID_B.to_owned(), Vec::new())),
+        "[{}] the note of `{line}` reached a hook of another process",
         w.sh.name()
     );
     w.set_agent_exit("0");

@@ -147,6 +147,49 @@ impl Env {
         self.run_with(&["hook", agent], Some(payload))
     }
 
+    /// Runs a stand-in `claude` in `node` that writes its title over its
+    /// argv (`process.title`, as Node CLIs may): its `/proc` argv is then
+    /// `claude` alone. It runs `hook claude` as its child with `payload`.
+    fn titled_claude_runs_hook(&self, args: &[&str], payload: &[u8]) {
+        let node = Command::new("node").arg("--version").output();
+        assert!(
+            node.is_ok_and(|o| o.status.success()),
+            "node is required by this test and is not installed"
+        );
+        let path = self.p("titled/claude");
+        if !path.exists() {
+            fs::create_dir_all(self.p("titled")).expect("mkdir");
+            fs::write(
+                &path,
+                "#!/usr/bin/env node\nprocess.title = 'claude';\n\
+                 const r = require('child_process').spawnSync(process.env.AGENT_RESUME_BIN, \
+                 ['hook', 'claude'], {input: process.env.PAYLOAD, stdio: ['pipe', 'inherit', 'inherit']});\n\
+                 process.exit(r.status === null ? 1 : r.status);\n",
+            )
+            .expect("writes the stand-in");
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let mut c = Command::new(&path);
+        c.args(args);
+        self.environment(&mut c);
+        let out = c
+            .env("AGENT_RESUME_BIN", env!("CARGO_BIN_EXE_agent-resume"))
+            .env(
+                "PAYLOAD",
+                String::from_utf8(payload.to_vec()).expect("UTF-8"),
+            )
+            .output()
+            .expect("runs the stand-in agent");
+        assert!(out.status.success(), "{:?}", texts(&out));
+    }
+
+    /// Notes `line` as shell integration does, for the shell `shell_pid`.
+    fn note_for(&self, line: &str, shell_pid: u32) {
+        let pid = shell_pid.to_string();
+        let out = self.run_with(&["note", "--shell-pid", &pid], Some(line.as_bytes()));
+        assert_eq!(out.status.code(), Some(0));
+    }
+
     /// Runs a stand-in `claude` (a `#!/bin/sh` script: its process argv is
     /// `/bin/sh …/claude ARGS…`) with `args`; it runs `hook claude` as its
     /// child with `payload` on stdin, as Claude runs its hooks.
@@ -1103,6 +1146,32 @@ fn each_run_is_recorded_with_its_own_process_flags_and_a_headless_run_never_is()
         Some((ID_B.to_owned(), words(&["--model=sonnet"]))),
         "the run that reported decides the flags of its id"
     );
+}
+
+#[test]
+fn a_note_speaks_for_an_agent_that_hid_its_argv_only_when_its_shell_launched_it_and_never_for_posture(
+) {
+    let env = Env::enabled();
+    // This test process is the "shell": it launches the stand-in.
+    let shell = std::process::id();
+    env.note_for("claude --permission-mode acceptEdits --model opus", shell);
+    env.titled_claude_runs_hook(
+        &["--permission-mode", "acceptEdits", "--model", "opus"],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_A.to_owned(), words(&["--model=opus"]))),
+        "the note of this launch gives its non-posture flags, never a posture flag"
+    );
+    // A note of another shell gives nothing.
+    env.note_for("claude --model haiku", 1);
+    env.titled_claude_runs_hook(&[], &session_start(ID_B, &env.work(), "startup"));
+    assert_eq!(env.recorded(), Some((ID_B.to_owned(), Vec::new())));
+    // A headless note of this launch keeps the run out of the recording.
+    env.note_for("claude -p hi", shell);
+    env.titled_claude_runs_hook(&["-p", "hi"], &session_start(ID_C, &env.work(), "startup"));
+    assert_eq!(env.recorded(), Some((ID_B.to_owned(), Vec::new())));
 }
 
 #[test]

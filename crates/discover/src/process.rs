@@ -447,6 +447,38 @@ mod tests {
         for (raw, want) in cases {
             assert_eq!(agent_argv(claude(), &argv(raw)), want.map(argv), "{raw:?}");
         }
+        // As the real CLIs run: qwen and gemini relaunch themselves under
+        // node with options; Codex's `bin/codex.js` execs its native binary.
+        let qwen = Catalog::embedded().agent(AgentKind::Qwen);
+        assert_eq!(
+            agent_argv(
+                qwen,
+                &argv(&[
+                    "/usr/bin/node",
+                    "--expose-gc",
+                    "/n/node_modules/@qwen-code/qwen-code/cli.js",
+                    "--approval-mode",
+                    "yolo",
+                ])
+            ),
+            Some(argv(&["qwen", "--approval-mode", "yolo"]))
+        );
+        let codex = Catalog::embedded().agent(AgentKind::Codex);
+        assert_eq!(
+            agent_argv(
+                codex,
+                &argv(&[
+                    "/n/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex/codex",
+                    "-m",
+                    "o3"
+                ])
+            ),
+            Some(argv(&[
+                "/n/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex/codex",
+                "-m",
+                "o3"
+            ]))
+        );
         let gemini = Catalog::embedded().agent(AgentKind::Gemini);
         assert_eq!(
             agent_argv(
@@ -473,7 +505,7 @@ mod tests {
             (50, 40, &["agent-resume", "hook", "claude"]),
             (60, 30, &["claude", "-p", "hi"]),
             (70, 60, &["agent-resume", "hook", "claude"]),
-            (80, 20, &["codex"]),
+            (80, 30, &["codex"]),
             (90, 80, &["agent-resume", "hook", "claude"]),
             (100, 20, &["agent-resume", "hook", "claude"]),
         ]);
@@ -498,6 +530,57 @@ mod tests {
         // No agent at all.
         assert_eq!(nearest_agent(&t, 100, claude(), c), None);
         assert_eq!(nearest_agent(&t, 12345, claude(), c), None);
+    }
+
+    const ARGVS: &[&[&str]] = &[
+        &["claude"],
+        &["claude", "-p", "hi"],
+        &["codex"],
+        &["bash"],
+        &["sh", "-c", "claude"],
+        &["node", "/n/@anthropic-ai/claude-code/cli.js"],
+        &["node", "/srv/app.js"],
+    ];
+
+    proptest::proptest! {
+        /// Whatever the table, the walk returns the starting process or an
+        /// ancestor of it that runs the agent, and nothing nearer runs any
+        /// agent.
+        #[test]
+        fn the_walk_returns_the_nearest_agent_ancestor_or_nothing(
+            rows in proptest::collection::vec((0u32..40, 0usize..ARGVS.len()), 1..40),
+            from in 2u32..42,
+        ) {
+            // pid i + 2, its parent below it (a forest rooted at 1).
+            let rows: Vec<(u32, u32, &[&str])> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, (p, a))| {
+                    let pid = u32::try_from(i).unwrap_or(0) + 2;
+                    (pid, (*p % pid).max(1), ARGVS[*a])
+                })
+                .collect();
+            let t = Table::new(&rows);
+            let c = Catalog::embedded();
+            let chain = ancestors(&t, from);
+            let runs_any = |p: &ProcessInfo| c.agents().iter().any(|a| is_agent_program(a, &p.argv));
+            match nearest_agent(&t, from, claude(), c) {
+                Some(found) => {
+                    let at = chain.iter().position(|p| p.id == found.process.id);
+                    proptest::prop_assert!(at.is_some());
+                    let at = at.unwrap_or(0);
+                    proptest::prop_assert!(is_agent_program(claude(), &found.process.argv));
+                    proptest::prop_assert!(!chain[..at].iter().any(runs_any));
+                    proptest::prop_assert_eq!(&found.ancestors[..], &chain[at + 1..]);
+                }
+                None => {
+                    let first = chain.iter().find(|p| runs_any(p));
+                    proptest::prop_assert!(
+                        first.is_none_or(|p| !is_agent_program(claude(), &p.argv))
+                    );
+                }
+            }
+        }
     }
 
     #[test]

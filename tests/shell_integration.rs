@@ -104,18 +104,21 @@ impl World {
     }
 
     /// A fake `claude`: appends its basename and arguments (NUL-terminated,
-    /// then a newline) to `calls`, and exits with the code in `exit-code`
+    /// then a newline) to `calls`, writes its parent's pid to `parent`, and
+    /// exits with the code in `exit-code`
     /// (`stop`: suspends itself as Ctrl-Z would; continued, it appends a
     /// line to `resumed` and exits 0).
     fn write_fake_agent(&self) {
         let script = format!(
             "#!/bin/sh\n{{ printf '%s\\0' \"${{0##*/}}\" \"$@\"; printf '\\n'; }} >> '{calls}'\n\
+             echo \"$PPID\" > '{parent}'\n\
              code=$(cat '{code}' 2>/dev/null) || code=0\n\
              if [ \"$code\" = stop ]; then kill -TSTP $$; echo >> '{resumed}'; code=0; fi\n\
              exit \"${{code:-0}}\"\n",
             calls = self.p("calls").display(),
             code = self.p("exit-code").display(),
             resumed = self.p("resumed").display(),
+            parent = self.p("parent").display(),
         );
         let path = self.p("bin/claude");
         fs::write(&path, script).expect("writes the fake agent");
@@ -601,9 +604,11 @@ fn agent_command_is_noted_and_cleared_only_on_success(
         "[{}] `{line}` was noted with exactly its allowlisted flags",
         w.sh.name()
     );
-    assert!(
-        note.pid.is_some_and(|p| p > 1),
-        "[{}] the note names the shell that ran `{line}`",
+    let parent = fs::read_to_string(w.p("parent")).expect("the fake agent wrote its parent");
+    assert_eq!(
+        note.pid.map(|p| p.to_string()),
+        Some(parent.trim().to_owned()),
+        "[{}] the note names the shell that launched `{line}`",
         w.sh.name()
     );
     // A hook that no process of that line ran gets nothing from the note.

@@ -1175,6 +1175,21 @@ fn a_note_speaks_for_an_agent_that_hid_its_argv_only_when_its_shell_launched_it_
 }
 
 #[test]
+fn a_headless_note_of_another_run_does_not_keep_a_later_interactive_run_from_being_recorded() {
+    let env = Env::enabled();
+    let out = env.run_with(&["note"], Some(b"claude -p 'summarise the log'"));
+    assert_eq!(out.status.code(), Some(0));
+    env.claude_runs_hook(
+        &["--model", "opus"],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_A.to_owned(), words(&["--model=opus"])))
+    );
+}
+
+#[test]
 fn a_headless_run_typed_in_the_pane_neither_becomes_nor_clears_its_recording() {
     let env = Env::enabled();
     // The pane's interactive conversation.

@@ -66,7 +66,8 @@ pub trait ProcessTable {
     fn process(&self, pid: u32) -> Option<ProcessInfo>;
     /// Every pid alive.
     fn pids(&self) -> Vec<u32>;
-    /// When `id` started, in Unix milliseconds (to within a second).
+    /// When `id` started, in Unix milliseconds (to within a tick, 10 ms on
+    /// Linux, plus the wall clock's steps since boot).
     fn started_at(&self, id: ProcessId) -> Option<UnixMillis>;
 }
 
@@ -305,11 +306,22 @@ mod procfs {
         (!argv.is_empty()).then_some(argv)
     }
 
-    fn boot_seconds() -> Option<u64> {
-        let raw = read_prefix(Path::new("/proc/stat"), Kind::PidRegistry, 1 << 16).ok()?;
-        String::from_utf8_lossy(&raw)
-            .lines()
-            .find_map(|l| l.strip_prefix("btime ")?.trim().parse().ok())
+    /// When the machine booted, in Unix milliseconds: now less
+    /// `/proc/uptime` (the clock start times count from).
+    fn boot_millis() -> Option<u64> {
+        let raw = read_prefix(Path::new("/proc/uptime"), Kind::PidRegistry, 256).ok()?;
+        let text = String::from_utf8_lossy(&raw);
+        let (secs, frac) = text.split_whitespace().next()?.split_once('.')?;
+        let up = secs
+            .parse::<u64>()
+            .ok()?
+            .checked_mul(1000)?
+            .checked_add(frac.get(..2)?.parse::<u64>().ok()? * 10)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_millis();
+        u64::try_from(now).ok()?.checked_sub(up)
     }
 
     impl ProcessTable for ProcFs {
@@ -341,9 +353,7 @@ mod procfs {
             if stat(id.pid)?.1 != id.start {
                 return None;
             }
-            let ms = boot_seconds()?
-                .checked_mul(1000)?
-                .checked_add(id.start.checked_mul(1000 / TICKS_PER_SECOND)?)?;
+            let ms = boot_millis()?.checked_add(id.start.checked_mul(1000 / TICKS_PER_SECOND)?)?;
             Some(UnixMillis(i64::try_from(ms).ok()?))
         }
     }
@@ -637,7 +647,20 @@ mod tests {
         let me = ProcFs.process(std::process::id()).expect("reads itself");
         assert_eq!(me.ppid, std::os::unix::process::parent_id());
         assert_eq!(me.argv, std::env::args().collect::<Vec<_>>());
-        assert!(ProcFs.started_at(me.id).is_some());
+        let started = ProcFs.started_at(me.id).expect("its start time");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis();
+        let now = i64::try_from(now).expect("fits");
+        assert!(
+            started.0 <= now + 1000,
+            "started in the future: {started:?} > {now}"
+        );
+        assert!(
+            started.0 > now - 3_600_000,
+            "a test process started within the hour"
+        );
         let stale = ProcessId {
             pid: me.id.pid,
             start: me.id.start + 1,

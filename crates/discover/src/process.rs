@@ -553,6 +553,20 @@ mod tests {
     ];
 
     proptest::proptest! {
+        /// Whatever a process names itself (spaces, parentheses, newlines
+        /// in `comm`), its parent and start time are read right.
+        #[test]
+        fn any_command_name_leaves_the_stat_fields_readable(
+            comm in "[ -~\n]{0,16}",
+            ppid in proptest::num::u32::ANY,
+            start in proptest::num::u64::ANY,
+        ) {
+            let line = format!(
+                "42 ({comm}) S {ppid} 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 {start} 0 0\n"
+            );
+            proptest::prop_assert_eq!(parse_stat(&line), Some((ppid, start)));
+        }
+
         /// Whatever the table, the walk returns the starting process or an
         /// ancestor of it that runs the agent, and nothing nearer runs any
         /// agent.

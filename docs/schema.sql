@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -42,7 +42,7 @@ CREATE TABLE noted (
     agent    INTEGER NOT NULL,             -- AgentKind code
     argv     TEXT    NOT NULL,             -- JSON array: program word, then allowlisted flags only
     noted_at INTEGER NOT NULL              -- Unix milliseconds, UTC
-, headless INTEGER NOT NULL DEFAULT 0) STRICT, WITHOUT ROWID;
+, headless INTEGER NOT NULL DEFAULT 0, pid INTEGER) STRICT, WITHOUT ROWID;
 
 CREATE TABLE report_seq (
     pane TEXT    NOT NULL PRIMARY KEY, -- PaneId

@@ -6,7 +6,10 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use agent_resume_core::{Capture, Change, Observation, PaneContext, PaneId, UnixMillis};
+use agent_resume_core::{
+    extract, Capture, Catalog, Change, Extraction, Observation, PaneContext, PaneId, Recording,
+    UnixMillis,
+};
 use agent_resume_store::{RowState, Set, Store, Writer};
 use anyhow::Result;
 
@@ -52,12 +55,34 @@ pub fn observe(
 ) -> Result<Applied> {
     let mut capture = Capture::new();
     if let Ok(Some(RowState::Recording(rec))) = store.row(obs.pane) {
-        capture.seed(obs.pane, rec);
+        // The same id with other flags than this run shows is recorded
+        // again: a recording carries the flags of the run that reported.
+        if !other_flags(&rec, obs, known) {
+            capture.seed(obs.pane, rec);
+        }
     }
     let Some(change) = capture.observe(obs, known, now) else {
         return Ok(Applied::Unchanged);
     };
     apply(store, obs.pane, change, now)
+}
+
+/// Whether `rec` is `obs`'s agent and id yet holds other flags or another
+/// program word than `known`'s invocation shows. An unknown invocation
+/// shows nothing and changes nothing.
+fn other_flags(rec: &Recording, obs: &Observation<'_>, known: &Known) -> bool {
+    let Some(text) = known.invocation.as_deref() else {
+        return false;
+    };
+    if rec.agent != obs.agent || obs.session_id != Some(rec.session_id.as_str()) {
+        return false;
+    }
+    match extract(Catalog::embedded().agent(obs.agent), text) {
+        Ok(Extraction::Interactive { flags, program }) => {
+            flags != rec.flags || program != rec.program
+        }
+        Ok(Extraction::Headless) | Err(_) => false,
+    }
 }
 
 /// Writes one change for `pane`.
@@ -91,22 +116,8 @@ pub fn noted_argv(
     argv
 }
 
-/// How long a noted command line counts for the pane's next hooks.
+/// How long a noted command line counts for the exit of the line it noted.
 const NOTED_FOR: i64 = 24 * 3600 * 1000;
-
-/// The command line noted for `pane` and `agent` in the last day: the
-/// invocation (program word and allowlisted flags, joined) and whether it
-/// was a headless run.
-pub fn noted_invocation(
-    store: &Store,
-    pane: PaneId,
-    agent: agent_resume_core::AgentKind,
-    now: UnixMillis,
-) -> Option<(String, bool)> {
-    store
-        .noted(pane, agent, UnixMillis(now.0.saturating_sub(NOTED_FOR)))
-        .map(|n| (shell_words::join(n.argv), n.headless))
-}
 
 /// Whether the pane's last noted agent command line was a headless run.
 pub fn last_run_headless(store: &Store, pane: PaneId, now: UnixMillis) -> bool {

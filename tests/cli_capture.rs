@@ -147,6 +147,77 @@ impl Env {
         self.run_with(&["hook", agent], Some(payload))
     }
 
+    /// Runs a stand-in `claude` in `node` that writes its title over its
+    /// argv (`process.title`, as Node CLIs may): its `/proc` argv is then
+    /// `claude` alone. It runs `hook claude` as its child with `payload`.
+    fn titled_claude_runs_hook(&self, args: &[&str], payload: &[u8]) {
+        let node = Command::new("node").arg("--version").output();
+        assert!(
+            node.is_ok_and(|o| o.status.success()),
+            "node is required by this test and is not installed"
+        );
+        let path = self.p("titled/claude");
+        if !path.exists() {
+            fs::create_dir_all(self.p("titled")).expect("mkdir");
+            fs::write(
+                &path,
+                "#!/usr/bin/env node\nprocess.title = 'claude';\n\
+                 const r = require('child_process').spawnSync(process.env.AGENT_RESUME_BIN, \
+                 ['hook', 'claude'], {input: process.env.PAYLOAD, stdio: ['pipe', 'inherit', 'inherit']});\n\
+                 process.exit(r.status === null ? 1 : r.status);\n",
+            )
+            .expect("writes the stand-in");
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let mut c = Command::new(&path);
+        c.args(args);
+        self.environment(&mut c);
+        let out = c
+            .env("AGENT_RESUME_BIN", env!("CARGO_BIN_EXE_agent-resume"))
+            .env(
+                "PAYLOAD",
+                String::from_utf8(payload.to_vec()).expect("UTF-8"),
+            )
+            .output()
+            .expect("runs the stand-in agent");
+        assert!(out.status.success(), "{:?}", texts(&out));
+    }
+
+    /// Notes `line` as shell integration does, for the shell `shell_pid`.
+    fn note_for(&self, line: &str, shell_pid: u32) {
+        let pid = shell_pid.to_string();
+        let out = self.run_with(&["note", "--shell-pid", &pid], Some(line.as_bytes()));
+        assert_eq!(out.status.code(), Some(0));
+    }
+
+    /// Runs a stand-in `claude` (a `#!/bin/sh` script: its process argv is
+    /// `/bin/sh …/claude ARGS…`) with `args`; it runs `hook claude` as its
+    /// child with `payload` on stdin, as Claude runs its hooks.
+    fn claude_runs_hook(&self, args: &[&str], payload: &[u8]) {
+        let path = self.p("agents/claude");
+        if !path.exists() {
+            fs::create_dir_all(self.p("agents")).expect("mkdir");
+            fs::write(
+                &path,
+                "#!/bin/sh\nprintf '%s' \"$PAYLOAD\" | \"$AGENT_RESUME_BIN\" hook claude\nexit $?\n",
+            )
+            .expect("writes the stand-in");
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let mut c = Command::new(&path);
+        c.args(args);
+        self.environment(&mut c);
+        let out = c
+            .env("AGENT_RESUME_BIN", env!("CARGO_BIN_EXE_agent-resume"))
+            .env(
+                "PAYLOAD",
+                String::from_utf8(payload.to_vec()).expect("UTF-8"),
+            )
+            .output()
+            .expect("runs the stand-in agent");
+        assert!(out.status.success(), "{:?}", texts(&out));
+    }
+
     fn recordings(&self) -> Value {
         serde_json::from_str(&self.ok(&["recordings", "--json"]).0)
             .expect("recordings --json is JSON")
@@ -481,7 +552,7 @@ fn with_the_feature_off_the_hook_writes_nothing_creates_no_database_and_prints_n
 }
 
 #[test]
-fn noted_flags_reach_the_hook_recording_and_the_prompt_never_reaches_the_database() {
+fn the_agent_process_flags_reach_the_hook_recording_and_the_prompt_never_reaches_the_database() {
     const MARK: &str = "ZEBRAPROMPTMARK";
     let env = Env::enabled();
     let line = format!(
@@ -490,8 +561,11 @@ fn noted_flags_reach_the_hook_recording_and_the_prompt_never_reaches_the_databas
     let out = env.run_with(&["note"], Some(line.as_bytes()));
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(texts(&out), (String::new(), String::new()));
-    let out = env.hook("claude", &session_start(ID_A, &env.work(), "startup"));
-    assert_eq!(texts(&out), (String::new(), String::new()));
+    let prompt = format!("a --dangerously-skip-permissions {MARK} prompt");
+    env.claude_runs_hook(
+        &["--model", "opus", "--permission-mode", "plan", &prompt],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
     assert_eq!(
         env.recorded(),
         Some((
@@ -1025,6 +1099,97 @@ fn run_with_the_feature_off_or_without_a_pane_passes_argv_unchanged() {
 }
 
 #[test]
+fn each_run_is_recorded_with_its_own_process_flags_and_a_headless_run_never_is() {
+    let env = Env::enabled();
+    // A note of another run (an older integration's, bound to no process).
+    env.run_with(
+        &["note"],
+        Some(b"claude --permission-mode bypassPermissions --model haiku"),
+    );
+    // Run 1, started by any launcher (no shell integration): its own flags.
+    env.claude_runs_hook(
+        &["--permission-mode", "acceptEdits", "--model", "opus"],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((
+            ID_A.to_owned(),
+            words(&["--model=opus", "--permission-mode=acceptEdits"])
+        )),
+        "exactly the flags of the process that ran the hook"
+    );
+    // `/exit`, then `clear; claude` in the same pane: no flags, whatever
+    // was noted or recorded before.
+    env.claude_runs_hook(&[], &session_start(ID_B, &env.work(), "startup"));
+    assert_eq!(
+        env.recorded(),
+        Some((ID_B.to_owned(), Vec::new())),
+        "a plain run carries no flag of an earlier run"
+    );
+    // `claude -p hi` under AGENT_RESUME_PANE, no shell integration: its
+    // hook's payload has no headless marker, its argv does.
+    env.claude_runs_hook(&["-p", "hi"], &session_start(ID_C, &env.work(), "startup"));
+    assert_eq!(
+        env.recorded(),
+        Some((ID_B.to_owned(), Vec::new())),
+        "a headless run is never recorded and leaves the recording alone"
+    );
+    // The same conversation resumed with other flags: the recording takes
+    // that run's flags.
+    env.claude_runs_hook(
+        &["--model", "sonnet", "--resume", ID_B],
+        &session_start(ID_B, &env.work(), "resume"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_B.to_owned(), words(&["--model=sonnet"]))),
+        "the run that reported decides the flags of its id"
+    );
+}
+
+#[test]
+fn a_note_speaks_for_an_agent_that_hid_its_argv_only_when_its_shell_launched_it_and_never_for_posture(
+) {
+    let env = Env::enabled();
+    // This test process is the "shell": it launches the stand-in.
+    let shell = std::process::id();
+    env.note_for("claude --permission-mode acceptEdits --model opus", shell);
+    env.titled_claude_runs_hook(
+        &["--permission-mode", "acceptEdits", "--model", "opus"],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_A.to_owned(), words(&["--model=opus"]))),
+        "the note of this launch gives its non-posture flags, never a posture flag"
+    );
+    // A note of another shell gives nothing.
+    env.note_for("claude --model haiku", 1);
+    env.titled_claude_runs_hook(&[], &session_start(ID_B, &env.work(), "startup"));
+    assert_eq!(env.recorded(), Some((ID_B.to_owned(), Vec::new())));
+    // A headless note of this launch keeps the run out of the recording.
+    env.note_for("claude -p hi", shell);
+    env.titled_claude_runs_hook(&["-p", "hi"], &session_start(ID_C, &env.work(), "startup"));
+    assert_eq!(env.recorded(), Some((ID_B.to_owned(), Vec::new())));
+}
+
+#[test]
+fn a_headless_note_of_another_run_does_not_keep_a_later_interactive_run_from_being_recorded() {
+    let env = Env::enabled();
+    let out = env.run_with(&["note"], Some(b"claude -p 'summarise the log'"));
+    assert_eq!(out.status.code(), Some(0));
+    env.claude_runs_hook(
+        &["--model", "opus"],
+        &session_start(ID_A, &env.work(), "startup"),
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_A.to_owned(), words(&["--model=opus"])))
+    );
+}
+
+#[test]
 fn a_headless_run_typed_in_the_pane_neither_becomes_nor_clears_its_recording() {
     let env = Env::enabled();
     // The pane's interactive conversation.
@@ -1034,7 +1199,10 @@ fn a_headless_run_typed_in_the_pane_neither_becomes_nor_clears_its_recording() {
     // A headless run in the same pane fires the agent's hooks too.
     let out = env.run_with(&["note"], Some(b"claude -p 'summarise the log'"));
     assert_eq!(out.status.code(), Some(0));
-    env.hook("claude", &session_start(ID_B, &env.work(), "startup"));
+    env.claude_runs_hook(
+        &["-p", "summarise the log"],
+        &session_start(ID_B, &env.work(), "startup"),
+    );
     assert_eq!(
         env.recorded().map(|(id, _)| id),
         Some(ID_A.to_owned()),

@@ -104,18 +104,21 @@ impl World {
     }
 
     /// A fake `claude`: appends its basename and arguments (NUL-terminated,
-    /// then a newline) to `calls`, and exits with the code in `exit-code`
+    /// then a newline) to `calls`, writes its parent's pid to `parent`, and
+    /// exits with the code in `exit-code`
     /// (`stop`: suspends itself as Ctrl-Z would; continued, it appends a
     /// line to `resumed` and exits 0).
     fn write_fake_agent(&self) {
         let script = format!(
             "#!/bin/sh\n{{ printf '%s\\0' \"${{0##*/}}\" \"$@\"; printf '\\n'; }} >> '{calls}'\n\
+             echo \"$PPID\" > '{parent}'\n\
              code=$(cat '{code}' 2>/dev/null) || code=0\n\
              if [ \"$code\" = stop ]; then kill -TSTP $$; echo >> '{resumed}'; code=0; fi\n\
              exit \"${{code:-0}}\"\n",
             calls = self.p("calls").display(),
             code = self.p("exit-code").display(),
             resumed = self.p("resumed").display(),
+            parent = self.p("parent").display(),
         );
         let path = self.p("bin/claude");
         fs::write(&path, script).expect("writes the fake agent");
@@ -564,7 +567,8 @@ fn fish_first_prompt_runs_the_armed_line_once_and_no_other_shell_takes_it() {
 // ------------------------------------------------------- note and ended ----
 
 /// Types `line` (an agent command) twice: exiting 1 keeps the recording and
-/// the noted flags reach the next hook; exiting 0 clears it.
+/// the note holds its allowlisted flags and the shell's pid; exiting 0
+/// clears it.
 fn agent_command_is_noted_and_cleared_only_on_success(
     w: &World,
     pane: &str,
@@ -582,13 +586,37 @@ fn agent_command_is_noted_and_cleared_only_on_success(
         "[{}] `{line}` failed (exit 1): the recording is kept",
         w.sh.name()
     );
-    // The hook of the conversation that command started records the flags
-    // the shell noted — only the allowlisted ones before the prompt.
+    // The shell noted only the allowlisted flags before the prompt, bound
+    // to itself (its pid): a hook reads the note only for the process this
+    // shell started right after it.
+    let note = agent_resume_store::Store::open(&w.db())
+        .expect("opens the database")
+        .noted(
+            PANE.parse().expect("pane"),
+            agent_resume_core::AgentKind::Claude,
+            agent_resume_core::UnixMillis(0),
+        )
+        .expect("the line was noted");
+    let (name, value) = noted.split_once('=').expect("name=value");
+    assert_eq!(
+        note.argv,
+        words(&["claude", name, value]),
+        "[{}] `{line}` was noted with exactly its allowlisted flags",
+        w.sh.name()
+    );
+    let parent = fs::read_to_string(w.p("parent")).expect("the fake agent wrote its parent");
+    assert_eq!(
+        note.pid.map(|p| p.to_string()),
+        Some(parent.trim().to_owned()),
+        "[{}] the note names the shell that launched `{line}`",
+        w.sh.name()
+    );
+    // A hook that no process of that line ran gets nothing from the note.
     w.hook(ID_B);
     assert_eq!(
         w.recorded(),
-        Some((ID_B.to_owned(), words(&[noted]))),
-        "[{}] `{line}` was noted with exactly its allowlisted flags",
+        Some((ID_B.to_owned(), Vec::new())),
+        "[{}] the note of `{line}` reached a hook of another process",
         w.sh.name()
     );
     w.set_agent_exit("0");

@@ -17,7 +17,7 @@ use agent_resume_core::hook::{self, MAX_PAYLOAD};
 use agent_resume_core::{AgentKind, Catalog, IdSource, Observation};
 use agent_resume_store::Store;
 
-use crate::capture_apply::{noted_invocation, observe, Known};
+use crate::capture_apply::{observe, Known};
 use crate::paths::Overrides;
 use crate::stdin::Unread;
 use crate::{config, pane_env, paths, when};
@@ -108,12 +108,11 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     let now = when::now();
     let db = paths::db(o).map_err(|e| format!("{e:#}"))?;
     let store = Store::open(&db).map_err(|e| format!("store: {e}"))?;
-    // A headless run typed in the pane (`claude -p …`) fires the agent's
-    // hooks too: it must never become the pane's recording.
-    let (invocation, noted_headless) = match noted_invocation(&store, pane, agent, now) {
-        Some((text, headless)) => (Some(text), headless),
-        None => (None, false),
-    };
+    // Flags and headlessness come from the agent process that ran this
+    // hook (crate::evidence): a headless run (`claude -p …`) fires the
+    // agent's hooks too and must never become the pane's recording.
+    let evidence =
+        crate::evidence::of_this_run(&store, pane, Catalog::embedded().agent(agent), now);
     let cwd = reported
         .cwd
         .clone()
@@ -132,13 +131,13 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
         agent,
         session_id: Some(&reported.session_id),
         source: IdSource::Hook,
-        headless: reported.headless || noted_headless,
+        headless: reported.headless || evidence.headless,
     };
     observe(
         store,
         &obs,
         &Known {
-            invocation,
+            invocation: evidence.invocation,
             cwd,
             config_home,
         },

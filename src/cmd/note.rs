@@ -1,8 +1,11 @@
 //! `agent-resume note`: shell integration's preexec step. Reads the command
 //! line the user is about to run on stdin; when it runs a declared agent,
 //! stores for the pane the program word and the allowlisted flags extraction
-//! keeps — never the text — or, for a headless run, only that it is one. Silent, and always exits 0: it
-//! runs before every agent command the user types.
+//! keeps — never the text — or, for a headless run, only that it is one,
+//! with the pid of the shell that runs it. A hook reads a note only for the
+//! agent process that shell started right after it ([`crate::evidence`]).
+//! Silent, and always exits 0: it runs before every agent command the user
+//! types.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -23,6 +26,11 @@ pub struct Args {
     /// The shell the line was typed in.
     #[arg(long)]
     shell: Option<Shell>,
+    /// The pid of the shell that runs the line (`$$`): the note then
+    /// belongs to the process that shell starts next, and to no other run.
+    /// Without it the note informs no hook.
+    #[arg(long)]
+    shell_pid: Option<u32>,
 }
 
 pub fn run(args: Args, o: &Overrides) -> ExitCode {
@@ -47,6 +55,13 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
     let pane = pane_env::resolve(args.pane.as_deref()).ok()?;
     let store = Store::open(&paths::db(o).ok()?).ok()?;
     store
-        .note(pane, agent.kind, &argv, headless, when::now())
+        .note(
+            pane,
+            agent.kind,
+            &argv,
+            headless,
+            args.shell_pid,
+            when::now(),
+        )
         .ok()
 }

@@ -61,7 +61,15 @@ fn prepare(argv: &mut Vec<String>, pane: Option<&str>, o: &Overrides) -> Option<
     let store = Store::open(&paths::db(o).ok()?).ok()?;
     let now = when::now();
     let noted = crate::capture_apply::noted_argv(agent, program, flags);
-    let _ = store.note(pane, agent.kind, &noted, false, now);
+    // This process becomes the agent (exec): the note is bound to its pid.
+    let _ = store.note(
+        pane,
+        agent.kind,
+        &noted,
+        false,
+        Some(std::process::id()),
+        now,
+    );
     let flag = agent.launch_id_flag.as_deref()?;
     if resumes(agent, argv) {
         return None;

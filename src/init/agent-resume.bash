@@ -62,7 +62,7 @@ __agent_resume_preexec() {
   local line
   line=$(__agent_resume_last)
   __agent_resume_is_agent "$line" || return 0
-  "$__agent_resume_bin" note --shell bash <<<"$line" >/dev/null 2>&1
+  "$__agent_resume_bin" note --shell bash --shell-pid "$$" <<<"$line" >/dev/null 2>&1
 }
 
 __agent_resume_ended() {

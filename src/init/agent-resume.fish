@@ -51,7 +51,7 @@ function __agent_resume_preexec --on-event fish_preexec
     # The job count before it: fish reports status 0 for a job stopped by
     # job control, so a job left behind is how a suspended agent shows.
     set -g __agent_resume_running (count (jobs -p 2>/dev/null))
-    printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish >/dev/null 2>&1
+    printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish --shell-pid $fish_pid >/dev/null 2>&1
 end
 
 function __agent_resume_postexec --on-event fish_postexec

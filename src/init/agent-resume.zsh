@@ -91,7 +91,7 @@ _agent_resume_preexec() {
   _agent_resume_has_pane || return 0
   _agent_resume_is_agent "$1" || return 0
   _agent_resume_running=1
-  "$_agent_resume_bin" note --shell zsh <<<"$1" >/dev/null 2>&1
+  "$_agent_resume_bin" note --shell zsh --shell-pid "$$" <<<"$1" >/dev/null 2>&1
 }
 
 _agent_resume_ended() {

@@ -3,6 +3,10 @@
 //! session its agent started, and the checks restore asks (does the session
 //! still exist, does a live process already hold it).
 //!
+//! [`process`] is the process-table boundary: a process's identity (pid and
+//! start time), argv and parent, and the walk from a hook to the agent
+//! process that ran it, behind a trait so the walks are tested in memory.
+//!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
 //! never writes (OpenCode's database is opened read-only). It reads no
 //! environment: the caller resolves [`Homes`] once.
@@ -47,6 +51,7 @@ pub mod json;
 mod opencode;
 mod parse;
 pub mod probe;
+pub mod process;
 pub mod read;
 pub mod resolve;
 pub mod running;

@@ -25,48 +25,7 @@ use crate::file::Kind;
 use crate::store::read_small;
 use crate::Homes;
 
-/// Interpreters an agent's script may run under.
-const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "python", "python3"];
-
-/// The npm package of each agent with a store reader, as its install path
-/// shows in a `node` command line.
-fn package(agent: AgentKind) -> Option<&'static str> {
-    match agent {
-        AgentKind::Claude => Some("@anthropic-ai/claude-code"),
-        AgentKind::Codex => Some("@openai/codex"),
-        AgentKind::Gemini => Some("@google/gemini-cli"),
-        AgentKind::Opencode => Some("opencode-ai"),
-        AgentKind::Droid => Some("@factory/cli"),
-        AgentKind::Grok => Some("@xai-official/grok"),
-        AgentKind::Qwen => Some("@qwen-code/qwen-code"),
-        AgentKind::Copilot => Some("@github/copilot"),
-        AgentKind::Pi => Some("pi-coding-agent"),
-        AgentKind::Cursor | AgentKind::Antigravity | AgentKind::Amp | AgentKind::Kimi => None,
-    }
-}
-
-fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
-/// Whether `argv` runs `agent`: its program word, or the script an
-/// interpreter runs.
-pub fn is_agent_program(agent: &AgentDecl, argv: &[String]) -> bool {
-    let Some(program) = argv.first() else {
-        return false;
-    };
-    let is_command = |w: &str| agent.commands.iter().any(|c| c == basename(w));
-    if is_command(program) {
-        return true;
-    }
-    if !INTERPRETERS.contains(&basename(program)) {
-        return false;
-    }
-    let Some(script) = argv[1..].iter().find(|w| !w.starts_with('-')) else {
-        return false;
-    };
-    is_command(script) || package(agent.kind).is_some_and(|p| script.contains(p))
-}
+pub use crate::process::is_agent_program;
 
 /// Whether `id` occurs in `word` as a whole word: not preceded or followed
 /// by a letter, digit, `-` or `_`.
@@ -117,28 +76,17 @@ pub struct Running {
     pub registered: Vec<Registered>,
 }
 
-fn cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = read_small(
-        Path::new(&format!("/proc/{pid}/cmdline")),
-        Kind::PidRegistry,
-        1 << 20,
-    )?;
-    let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
-    if raw.is_empty() {
-        return None;
-    }
-    Some(
-        raw.split(|b| *b == 0)
-            .map(|w| String::from_utf8_lossy(w).into_owned())
-            .collect(),
-    )
+#[cfg(target_os = "linux")]
+use crate::process::{cmdline, parent};
+
+#[cfg(not(target_os = "linux"))]
+fn cmdline(_pid: u32) -> Option<Vec<String>> {
+    None
 }
 
-fn parent(pid: u32) -> Option<u32> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
+#[cfg(not(target_os = "linux"))]
+fn parent(_pid: u32) -> Option<u32> {
+    None
 }
 
 /// This process and its ancestors.

@@ -46,6 +46,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0005_add_noted_headless.sql",
         sql: include_str!("../../../migrations/0005_add_noted_headless.sql"),
     },
+    Migration {
+        version: 6,
+        name: "0006_add_noted_pid.sql",
+        sql: include_str!("../../../migrations/0006_add_noted_pid.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -16,6 +16,12 @@ pub struct Noted {
     pub argv: Vec<String>,
     /// The command line was a headless run.
     pub headless: bool,
+    /// The pid of the process that launched it: the shell that ran the line,
+    /// or `run`, which becomes the agent. `None`: unbound, never applied to
+    /// a hook.
+    pub pid: Option<u32>,
+    /// When it was noted.
+    pub at: UnixMillis,
 }
 
 impl Store {
@@ -33,21 +39,23 @@ impl Store {
     }
 
     /// Notes, for `pane`, the program word and allowlisted flags of the agent
-    /// command line the user just ran, and whether it was a headless run.
-    /// Never the text itself: `argv` is what extraction kept.
+    /// command line the user just ran, whether it was a headless run, and
+    /// the pid of its launcher (see [`Noted::pid`]). Never the text itself:
+    /// `argv` is what extraction kept.
     pub fn note(
         &self,
         pane: PaneId,
         agent: AgentKind,
         argv: &[String],
         headless: bool,
+        pid: Option<u32>,
         at: UnixMillis,
     ) -> Result<(), WriteError> {
         self.writable()?;
         let argv = serde_json::to_string(argv).unwrap_or_else(|_| "[]".into());
         self.conn.execute(
-            "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at, headless) VALUES (?1, ?2, ?3, ?4, ?5)",
-            rusqlite::params![pane.to_string(), agent.code(), argv, at.0, headless],
+            "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at, headless, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![pane.to_string(), agent.code(), argv, at.0, headless, pid],
         )?;
         Ok(())
     }
@@ -55,12 +63,12 @@ impl Store {
     /// What was noted for `pane` when it was noted for `agent` no earlier
     /// than `since`; anything unreadable is `None`.
     pub fn noted(&self, pane: PaneId, agent: AgentKind, since: UnixMillis) -> Option<Noted> {
-        let (text, headless): (String, bool) = self
+        let (text, headless, pid, at): (String, bool, Option<i64>, i64) = self
             .conn
             .query_row(
-                "SELECT argv, headless FROM noted WHERE pane = ?1 AND agent = ?2 AND noted_at >= ?3",
+                "SELECT argv, headless, pid, noted_at FROM noted WHERE pane = ?1 AND agent = ?2 AND noted_at >= ?3",
                 rusqlite::params![pane.to_string(), agent.code(), since.0],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()
             .ok()
@@ -68,6 +76,8 @@ impl Store {
         Some(Noted {
             argv: serde_json::from_str(&text).ok()?,
             headless,
+            pid: pid.and_then(|p| u32::try_from(p).ok()),
+            at: UnixMillis(at),
         })
     }
 
@@ -171,13 +181,22 @@ mod tests {
     fn noted_argv_is_per_pane_and_agent_and_not_stale() {
         let s = Store::open_in_memory().expect("store");
         let argv = vec!["claude".to_owned(), "--model".to_owned(), "opus".to_owned()];
-        s.note(pane(1), AgentKind::Claude, &argv, false, UnixMillis(100))
-            .expect("notes");
+        s.note(
+            pane(1),
+            AgentKind::Claude,
+            &argv,
+            false,
+            Some(4242),
+            UnixMillis(100),
+        )
+        .expect("notes");
         assert_eq!(
             s.noted(pane(1), AgentKind::Claude, UnixMillis(50)),
             Some(Noted {
                 argv,
-                headless: false
+                headless: false,
+                pid: Some(4242),
+                at: UnixMillis(100),
             })
         );
         assert_eq!(s.noted(pane(1), AgentKind::Codex, UnixMillis(50)), None);
@@ -189,6 +208,7 @@ mod tests {
             AgentKind::Claude,
             &["claude".to_owned()],
             true,
+            None,
             UnixMillis(200),
         )
         .expect("notes");

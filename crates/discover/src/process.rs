@@ -1,0 +1,688 @@
+//! The process table: who a process is (pid and start time), what it runs
+//! (its argv), who launched it (its parent), and which process is an
+//! agent.
+//!
+//! Everything that walks processes goes through the [`ProcessTable`] trait,
+//! so the walks are tested on a table made in memory; [`ProcFs`] reads
+//! `/proc` on Linux. A process is named by [`ProcessId`]: its pid and its
+//! start time, so a pid reused by a later process is never taken for the
+//! one first seen. `/proc` files are made by the kernel, yet `cmdline` can
+//! be as large as the process's whole argument area: it is read through
+//! [`crate::file`] with a cap, and a process whose argv is over the cap is
+//! treated as unreadable.
+//!
+//! An agent is recognised by the catalog's command words, never by what a
+//! payload says: a native binary whose program word's basename is one of
+//! the agent's commands, or an interpreter (`node`, `bun`, `deno`, a shell,
+//! Python) running a script whose basename is one of them or whose path
+//! lies in the agent's npm package. The agent's argv then starts at that
+//! word, so the same flag extraction as for a typed command line applies.
+//! A script interpreter run with inline code (`sh -c`, `node -e`) runs no
+//! agent script.
+
+use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
+
+/// Interpreters an agent's script may run under: `node …/cli.js`, or a
+/// shell or Python reading a script file (`#!/bin/sh`).
+const INTERPRETERS: &[&str] = &[
+    "node", "nodejs", "bun", "deno", "python", "python3", "sh", "bash", "dash", "zsh",
+];
+
+/// Interpreter options that run inline code, not a script.
+const INLINE: &[&str] = &["-c", "-e", "--eval", "-p", "--print", "-m"];
+
+/// How many ancestors a walk visits at most.
+const MAX_DEPTH: usize = 64;
+
+/// The largest `cmdline` read: argv beyond this is unreadable.
+const MAX_ARGV: u64 = 1 << 20;
+
+/// One process, named so that a reused pid is another process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessId {
+    /// Its pid.
+    pub pid: u32,
+    /// Its start time, in clock ticks since boot (`/proc/<pid>/stat` field
+    /// 22).
+    pub start: u64,
+}
+
+/// What the table says about one process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessInfo {
+    /// Who it is.
+    pub id: ProcessId,
+    /// Its parent's pid.
+    pub ppid: u32,
+    /// Its argv, lossily decoded; a word emptied by a process that wrote
+    /// its title over its own argv shows as `""`.
+    pub argv: Vec<String>,
+}
+
+/// A process table: `/proc`, or one made in memory for tests.
+pub trait ProcessTable {
+    /// The process `pid`, read consistently (its start time is the same
+    /// before and after its argv was read), or `None`.
+    fn process(&self, pid: u32) -> Option<ProcessInfo>;
+    /// Every pid alive.
+    fn pids(&self) -> Vec<u32>;
+    /// When `id` started, in Unix milliseconds (to within a tick, 10 ms on
+    /// Linux, plus the wall clock's steps since boot).
+    fn started_at(&self, id: ProcessId) -> Option<UnixMillis>;
+}
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// The npm package of each agent, as its install path shows in a script
+/// path (`node …/node_modules/@anthropic-ai/claude-code/cli.js`).
+fn package(agent: AgentKind) -> Option<&'static str> {
+    match agent {
+        AgentKind::Claude => Some("/@anthropic-ai/claude-code/"),
+        AgentKind::Codex => Some("/@openai/codex/"),
+        AgentKind::Gemini => Some("/@google/gemini-cli/"),
+        AgentKind::Opencode => Some("/opencode-ai/"),
+        AgentKind::Droid => Some("/@factory/cli/"),
+        AgentKind::Grok => Some("/@xai-official/grok/"),
+        AgentKind::Qwen => Some("/@qwen-code/qwen-code/"),
+        AgentKind::Copilot => Some("/@github/copilot/"),
+        AgentKind::Pi => Some("/pi-coding-agent/"),
+        AgentKind::Cursor | AgentKind::Antigravity | AgentKind::Amp | AgentKind::Kimi => None,
+    }
+}
+
+/// The agent's own argv within a process's argv, program word first: the
+/// whole argv for a native binary, or the script and its arguments for an
+/// interpreter. A script found by its package path (`cli.js`) is replaced
+/// by the agent's command word, so extraction reads it as the agent.
+/// `None`: this process does not run `agent`.
+pub fn agent_argv(agent: &AgentDecl, argv: &[String]) -> Option<Vec<String>> {
+    let program = argv.first()?;
+    let is_command = |w: &str| agent.commands.iter().any(|c| c == basename(w));
+    if is_command(program) {
+        return Some(argv.to_vec());
+    }
+    let interpreter = basename(program);
+    if !INTERPRETERS.contains(&interpreter) {
+        return None;
+    }
+    let mut at = 1;
+    while let Some(w) = argv.get(at) {
+        if INLINE.contains(&w.as_str()) {
+            return None;
+        }
+        let subcommand = matches!(interpreter, "bun" | "deno") && w == "run";
+        if !w.starts_with('-') && !subcommand {
+            break;
+        }
+        at += 1;
+    }
+    let script = argv.get(at)?;
+    let word = if is_command(script) {
+        script.clone()
+    } else if package(agent.kind).is_some_and(|p| script.contains(p)) {
+        agent.command().to_owned()
+    } else {
+        return None;
+    };
+    let mut out = vec![word];
+    out.extend(argv[at + 1..].iter().cloned());
+    Some(out)
+}
+
+/// Whether `argv` runs `agent`: its program word, or the script an
+/// interpreter runs.
+pub fn is_agent_program(agent: &AgentDecl, argv: &[String]) -> bool {
+    agent_argv(agent, argv).is_some()
+}
+
+/// The agent process a walk found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentProcess {
+    /// The agent's process.
+    pub process: ProcessInfo,
+    /// The agent's argv, program word first ([`agent_argv`]), without the
+    /// empty words a rewritten title leaves.
+    pub argv: Vec<String>,
+    /// The process wrote over its own argv (a process title): its flags
+    /// cannot be read from it.
+    pub rewritten: bool,
+    /// Its ancestors, parent first, as far as the table shows them.
+    pub ancestors: Vec<ProcessInfo>,
+}
+
+impl AgentProcess {
+    /// The process `launcher` started on the way to this agent: the agent
+    /// itself when `launcher` is the agent (a launcher that replaced itself
+    /// with it), else the child of `launcher` among its ancestors. `None`
+    /// when `launcher` is not in its ancestry.
+    pub fn launched_by(&self, launcher: u32) -> Option<&ProcessInfo> {
+        if self.process.id.pid == launcher {
+            return Some(&self.process);
+        }
+        let i = self.ancestors.iter().position(|p| p.id.pid == launcher)?;
+        Some(match i {
+            0 => &self.process,
+            _ => &self.ancestors[i - 1],
+        })
+    }
+}
+
+fn ancestors(table: &dyn ProcessTable, mut pid: u32) -> Vec<ProcessInfo> {
+    let mut out: Vec<ProcessInfo> = Vec::new();
+    while pid > 1 && out.len() < MAX_DEPTH {
+        let Some(p) = table.process(pid) else { break };
+        if out.iter().any(|q| q.id.pid == p.ppid) {
+            break;
+        }
+        pid = p.ppid;
+        out.push(p);
+    }
+    out
+}
+
+/// The nearest process at or above `from` that runs `agent`, walking
+/// parents. The walk stops at the first process that runs another agent of
+/// `catalog`: a hook is never credited to an agent further out than the one
+/// that ran it.
+pub fn nearest_agent(
+    table: &dyn ProcessTable,
+    from: u32,
+    agent: &AgentDecl,
+    catalog: &Catalog,
+) -> Option<AgentProcess> {
+    let mut chain = ancestors(table, from).into_iter();
+    while let Some(p) = chain.next() {
+        if let Some(argv) = agent_argv(agent, &p.argv) {
+            let rewritten = p.argv.iter().skip(1).any(String::is_empty);
+            let argv = argv.into_iter().filter(|w| !w.is_empty()).collect();
+            return Some(AgentProcess {
+                process: p,
+                argv,
+                rewritten,
+                ancestors: chain.collect(),
+            });
+        }
+        if catalog
+            .agents()
+            .iter()
+            .any(|other| other.kind != agent.kind && is_agent_program(other, &p.argv))
+        {
+            return None;
+        }
+    }
+    None
+}
+
+/// The children of `pid`.
+pub fn children(table: &dyn ProcessTable, pid: u32) -> Vec<ProcessInfo> {
+    table
+        .pids()
+        .into_iter()
+        .filter_map(|p| table.process(p))
+        .filter(|p| p.ppid == pid && p.id.pid != pid)
+        .collect()
+}
+
+/// Every descendant of `pid`, nearest first (one table read).
+pub fn descendants(table: &dyn ProcessTable, pid: u32) -> Vec<ProcessInfo> {
+    let all: Vec<ProcessInfo> = table
+        .pids()
+        .into_iter()
+        .filter_map(|p| table.process(p))
+        .collect();
+    let mut out: Vec<ProcessInfo> = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for p in all.iter().filter(|p| p.ppid == parent) {
+            if p.id.pid != pid && !out.iter().any(|q| q.id == p.id) {
+                frontier.push(p.id.pid);
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `(ppid, start)` from a `/proc/<pid>/stat` line. The command name (field
+/// 2) is in parentheses and may hold spaces and parentheses itself, so the
+/// fields are counted from the last `)`.
+pub fn parse_stat(stat: &str) -> Option<(u32, u64)> {
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state): ppid is field 4, starttime 22.
+    let ppid = fields.get(1)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((ppid, start))
+}
+
+/// NUL-separated words, the trailing NUL dropped.
+pub fn split_cmdline(raw: &[u8]) -> Vec<String> {
+    let raw = raw.strip_suffix(&[0]).unwrap_or(raw);
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    raw.split(|b| *b == 0)
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect()
+}
+
+/// `/proc`, on Linux.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProcFs;
+
+#[cfg(target_os = "linux")]
+mod procfs {
+    use std::path::Path;
+
+    use agent_resume_core::UnixMillis;
+
+    use super::{parse_stat, split_cmdline, ProcFs, ProcessId, ProcessInfo, ProcessTable};
+    use crate::file::{read, read_prefix, Kind};
+
+    /// `/proc` reports times in `USER_HZ`, 100 on every Linux ABI.
+    const TICKS_PER_SECOND: u64 = 100;
+
+    pub(super) fn stat(pid: u32) -> Option<(u32, u64)> {
+        let raw = read_prefix(
+            Path::new(&format!("/proc/{pid}/stat")),
+            Kind::PidRegistry,
+            4096,
+        )
+        .ok()?;
+        parse_stat(&String::from_utf8_lossy(&raw))
+    }
+
+    pub(super) fn cmdline(pid: u32) -> Option<Vec<String>> {
+        let raw = read(
+            Path::new(&format!("/proc/{pid}/cmdline")),
+            Kind::PidRegistry,
+            super::MAX_ARGV,
+        )
+        .ok()?;
+        let argv = split_cmdline(&raw);
+        (!argv.is_empty()).then_some(argv)
+    }
+
+    /// When the machine booted, in Unix milliseconds: now less
+    /// `/proc/uptime` (the clock start times count from).
+    fn boot_millis() -> Option<u64> {
+        let raw = read_prefix(Path::new("/proc/uptime"), Kind::PidRegistry, 256).ok()?;
+        let text = String::from_utf8_lossy(&raw);
+        let (secs, frac) = text.split_whitespace().next()?.split_once('.')?;
+        let up = secs
+            .parse::<u64>()
+            .ok()?
+            .checked_mul(1000)?
+            .checked_add(frac.get(..2)?.parse::<u64>().ok()? * 10)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_millis();
+        u64::try_from(now).ok()?.checked_sub(up)
+    }
+
+    impl ProcessTable for ProcFs {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (ppid, start) = stat(pid)?;
+            let argv = cmdline(pid)?;
+            // The same process still: its pid was not reused meanwhile.
+            if stat(pid)?.1 != start {
+                return None;
+            }
+            Some(ProcessInfo {
+                id: ProcessId { pid, start },
+                ppid,
+                argv,
+            })
+        }
+
+        fn pids(&self) -> Vec<u32> {
+            std::fs::read_dir("/proc")
+                .map(|d| {
+                    d.filter_map(Result::ok)
+                        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            if stat(id.pid)?.1 != id.start {
+                return None;
+            }
+            let ms = boot_millis()?.checked_add(id.start.checked_mul(1000 / TICKS_PER_SECOND)?)?;
+            Some(UnixMillis(i64::try_from(ms).ok()?))
+        }
+    }
+}
+
+/// The parent pid of `pid` from `/proc` (Linux).
+#[cfg(target_os = "linux")]
+pub fn parent(pid: u32) -> Option<u32> {
+    procfs::stat(pid).map(|(ppid, _)| ppid)
+}
+
+/// The argv of `pid` from `/proc` (Linux), capped.
+#[cfg(target_os = "linux")]
+pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+    procfs::cmdline(pid)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn argv(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// A process table in memory: pid → (ppid, argv).
+    struct Table(BTreeMap<u32, (u32, Vec<String>)>);
+
+    impl Table {
+        fn new(rows: &[(u32, u32, &[&str])]) -> Table {
+            Table(
+                rows.iter()
+                    .map(|(pid, ppid, a)| (*pid, (*ppid, argv(a))))
+                    .collect(),
+            )
+        }
+    }
+
+    impl ProcessTable for Table {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (ppid, argv) = self.0.get(&pid)?.clone();
+            Some(ProcessInfo {
+                id: ProcessId {
+                    pid,
+                    start: u64::from(pid) * 10,
+                },
+                ppid,
+                argv,
+            })
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.keys().copied().collect()
+        }
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(i64::try_from(id.start).ok()?))
+        }
+    }
+
+    fn claude() -> &'static AgentDecl {
+        Catalog::embedded().agent(AgentKind::Claude)
+    }
+
+    #[test]
+    fn the_agent_argv_starts_at_the_command_word_or_the_script_an_interpreter_runs() {
+        let cases: &[(&[&str], Option<&[&str]>)] = &[
+            (
+                &["claude", "--model", "opus"],
+                Some(&["claude", "--model", "opus"]),
+            ),
+            (
+                &["/opt/bin/claude", "-p", "hi"],
+                Some(&["/opt/bin/claude", "-p", "hi"]),
+            ),
+            (
+                &["/bin/sh", "/tmp/x/claude", "--model", "opus"],
+                Some(&["/tmp/x/claude", "--model", "opus"]),
+            ),
+            (
+                &[
+                    "node",
+                    "--max-old-space-size=9",
+                    "/n/@anthropic-ai/claude-code/cli.js",
+                    "-c",
+                ],
+                Some(&["claude", "-c"]),
+            ),
+            (
+                &["bun", "run", "/x/bin/claude", "-c"],
+                Some(&["/x/bin/claude", "-c"]),
+            ),
+            (&["sh", "-c", "claude --model opus"], None),
+            (&["node", "-e", "1", "/x/claude"], None),
+            (&["node", "/srv/other.js", "claude"], None),
+            (&["vim", "claude"], None),
+            (&["claude2"], None),
+            (&["sh"], None),
+            (&[], None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(agent_argv(claude(), &argv(raw)), want.map(argv), "{raw:?}");
+        }
+        // As the real CLIs run: qwen and gemini relaunch themselves under
+        // node with options; Codex's `bin/codex.js` execs its native binary.
+        let qwen = Catalog::embedded().agent(AgentKind::Qwen);
+        assert_eq!(
+            agent_argv(
+                qwen,
+                &argv(&[
+                    "/usr/bin/node",
+                    "--expose-gc",
+                    "/n/node_modules/@qwen-code/qwen-code/cli.js",
+                    "--approval-mode",
+                    "yolo",
+                ])
+            ),
+            Some(argv(&["qwen", "--approval-mode", "yolo"]))
+        );
+        let codex = Catalog::embedded().agent(AgentKind::Codex);
+        assert_eq!(
+            agent_argv(
+                codex,
+                &argv(&[
+                    "/n/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex/codex",
+                    "-m",
+                    "o3"
+                ])
+            ),
+            Some(argv(&[
+                "/n/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex/codex",
+                "-m",
+                "o3"
+            ]))
+        );
+        let gemini = Catalog::embedded().agent(AgentKind::Gemini);
+        assert_eq!(
+            agent_argv(
+                gemini,
+                &argv(&[
+                    "/usr/bin/node",
+                    "--max-old-space-size=12052",
+                    "/n/.bin/gemini",
+                    "-m",
+                    "x"
+                ])
+            ),
+            Some(argv(&["/n/.bin/gemini", "-m", "x"]))
+        );
+    }
+
+    #[test]
+    fn the_walk_finds_the_nearest_agent_ancestor_and_stops_at_another_agent() {
+        let t = Table::new(&[
+            (10, 1, &["tmux"]),
+            (20, 10, &["bash"]),
+            (30, 20, &["claude", "--model", "opus"]),
+            (40, 30, &["/bin/sh", "-c", "agent-resume hook claude"]),
+            (50, 40, &["agent-resume", "hook", "claude"]),
+            (60, 30, &["claude", "-p", "hi"]),
+            (70, 60, &["agent-resume", "hook", "claude"]),
+            (80, 30, &["codex"]),
+            (90, 80, &["agent-resume", "hook", "claude"]),
+            (100, 20, &["agent-resume", "hook", "claude"]),
+        ]);
+        let c = Catalog::embedded();
+        let found = nearest_agent(&t, 40, claude(), c).expect("claude is an ancestor");
+        assert_eq!(found.process.id.pid, 30);
+        assert_eq!(found.argv, argv(&["claude", "--model", "opus"]));
+        assert!(!found.rewritten);
+        assert_eq!(
+            found.ancestors.iter().map(|p| p.id.pid).collect::<Vec<_>>(),
+            [20, 10]
+        );
+        assert_eq!(found.launched_by(20).map(|p| p.id.pid), Some(30));
+        assert_eq!(found.launched_by(30).map(|p| p.id.pid), Some(30));
+        assert_eq!(found.launched_by(10).map(|p| p.id.pid), Some(20));
+        assert_eq!(found.launched_by(99), None);
+        // A headless run inside the interactive one is the nearest.
+        let inner = nearest_agent(&t, 60, claude(), c).expect("the inner run");
+        assert_eq!(inner.argv, argv(&["claude", "-p", "hi"]));
+        // Under another agent, no outer claude is credited.
+        assert_eq!(nearest_agent(&t, 90, claude(), c), None);
+        // No agent at all.
+        assert_eq!(nearest_agent(&t, 100, claude(), c), None);
+        assert_eq!(nearest_agent(&t, 12345, claude(), c), None);
+    }
+
+    const ARGVS: &[&[&str]] = &[
+        &["claude"],
+        &["claude", "-p", "hi"],
+        &["codex"],
+        &["bash"],
+        &["sh", "-c", "claude"],
+        &["node", "/n/@anthropic-ai/claude-code/cli.js"],
+        &["node", "/srv/app.js"],
+    ];
+
+    proptest::proptest! {
+        /// Whatever a process names itself (spaces, parentheses, newlines
+        /// in `comm`), its parent and start time are read right.
+        #[test]
+        fn any_command_name_leaves_the_stat_fields_readable(
+            comm in "[ -~\n]{0,16}",
+            ppid in proptest::num::u32::ANY,
+            start in proptest::num::u64::ANY,
+        ) {
+            let line = format!(
+                "42 ({comm}) S {ppid} 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 {start} 0 0\n"
+            );
+            proptest::prop_assert_eq!(parse_stat(&line), Some((ppid, start)));
+        }
+
+        /// Whatever the table, the walk returns the starting process or an
+        /// ancestor of it that runs the agent, and nothing nearer runs any
+        /// agent.
+        #[test]
+        fn the_walk_returns_the_nearest_agent_ancestor_or_nothing(
+            rows in proptest::collection::vec((0u32..40, 0usize..ARGVS.len()), 1..40),
+            from in 2u32..42,
+        ) {
+            // pid i + 2, its parent below it (a forest rooted at 1).
+            let rows: Vec<(u32, u32, &[&str])> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, (p, a))| {
+                    let pid = u32::try_from(i).unwrap_or(0) + 2;
+                    (pid, (*p % pid).max(1), ARGVS[*a])
+                })
+                .collect();
+            let t = Table::new(&rows);
+            let c = Catalog::embedded();
+            let chain = ancestors(&t, from);
+            let runs_any = |p: &ProcessInfo| c.agents().iter().any(|a| is_agent_program(a, &p.argv));
+            match nearest_agent(&t, from, claude(), c) {
+                Some(found) => {
+                    let at = chain.iter().position(|p| p.id == found.process.id);
+                    proptest::prop_assert!(at.is_some());
+                    let at = at.unwrap_or(0);
+                    proptest::prop_assert!(is_agent_program(claude(), &found.process.argv));
+                    proptest::prop_assert!(!chain[..at].iter().any(runs_any));
+                    proptest::prop_assert_eq!(&found.ancestors[..], &chain[at + 1..]);
+                }
+                None => {
+                    let first = chain.iter().find(|p| runs_any(p));
+                    proptest::prop_assert!(
+                        first.is_none_or(|p| !is_agent_program(claude(), &p.argv))
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_title_written_over_the_argv_is_seen_as_rewritten() {
+        let t = Table::new(&[(30, 1, &["claude", "", "", ""]), (40, 30, &["hook"])]);
+        let found = nearest_agent(&t, 40, claude(), Catalog::embedded()).expect("found");
+        assert!(found.rewritten);
+        assert_eq!(found.argv, argv(&["claude"]));
+    }
+
+    #[test]
+    fn a_parent_loop_ends_the_walk() {
+        let t = Table::new(&[(30, 40, &["bash"]), (40, 30, &["bash"])]);
+        assert_eq!(nearest_agent(&t, 40, claude(), Catalog::embedded()), None);
+    }
+
+    #[test]
+    fn children_and_descendants_follow_parent_pids() {
+        let t = Table::new(&[
+            (20, 1, &["bash"]),
+            (30, 20, &["claude"]),
+            (40, 30, &["sh"]),
+            (50, 40, &["node"]),
+            (60, 1, &["other"]),
+        ]);
+        let pids = |v: Vec<ProcessInfo>| v.into_iter().map(|p| p.id.pid).collect::<Vec<_>>();
+        assert_eq!(pids(children(&t, 20)), [30]);
+        let mut d = pids(descendants(&t, 20));
+        d.sort_unstable();
+        assert_eq!(d, [30, 40, 50]);
+    }
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let tail = "S 77 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0";
+        for comm in ["bash", "a b", "x) S 1 2 (y", ")"] {
+            let line = format!("42 ({comm}) {tail}");
+            assert_eq!(parse_stat(&line), Some((77, 123456)), "{comm}");
+        }
+        assert_eq!(parse_stat("42 (bash"), None);
+        assert_eq!(parse_stat("42 (bash) S"), None);
+    }
+
+    #[test]
+    fn cmdline_splits_on_nul_and_keeps_emptied_words() {
+        assert_eq!(split_cmdline(b"a\0b c\0"), argv(&["a", "b c"]));
+        assert_eq!(split_cmdline(b"claude\0\0\0"), argv(&["claude", "", ""]));
+        assert!(split_cmdline(b"").is_empty());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_reads_back_with_its_own_argv_and_parent() {
+        let me = ProcFs.process(std::process::id()).expect("reads itself");
+        assert_eq!(me.ppid, std::os::unix::process::parent_id());
+        assert_eq!(me.argv, std::env::args().collect::<Vec<_>>());
+        let started = ProcFs.started_at(me.id).expect("its start time");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis();
+        let now = i64::try_from(now).expect("fits");
+        assert!(
+            started.0 <= now + 1000,
+            "started in the future: {started:?} > {now}"
+        );
+        assert!(
+            started.0 > now - 3_600_000,
+            "a test process started within the hour"
+        );
+        let stale = ProcessId {
+            pid: me.id.pid,
+            start: me.id.start + 1,
+        };
+        assert_eq!(
+            ProcFs.started_at(stale),
+            None,
+            "another start is another process"
+        );
+    }
+}

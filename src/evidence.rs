@@ -1,0 +1,273 @@
+//! What a hook records about the run that reported: the flags and whether
+//! it is headless, from the agent's own process.
+//!
+//! A hook is a descendant of the agent that fired it. The nearest ancestor
+//! that runs the agent (by the catalog's command words,
+//! [`agent_resume_discover::process`]) is that run, named by its pid and
+//! start time; its argv goes through the same extraction as a typed command
+//! line ([`extract_words`]), so the recording carries exactly the flags
+//! that run was started with, and a headless run (`claude -p`) is never
+//! recorded, whoever launched it.
+//!
+//! A shell note is consulted only when the process cannot show its flags
+//! (it wrote a title over its argv), and only when it belongs to that same
+//! process: its launcher pid is in the agent's ancestry (or is the agent,
+//! for `run`, which becomes it) and the process the launcher started began
+//! within moments of the note. A note never adds a posture flag: the argv
+//! of that process does not show one. With no agent ancestor (a hook run
+//! some other way) or no process table (not Linux), the id is recorded
+//! with no flags.
+
+use agent_resume_core::{extract_words, AgentDecl, Catalog, Extraction, PaneId, UnixMillis};
+use agent_resume_discover::process::{nearest_agent, AgentProcess, ProcessTable};
+use agent_resume_store::{Noted, Store};
+
+use crate::capture_apply::noted_argv;
+
+/// How far before a note the launched process may have started: `/proc`
+/// start times are known to within a second, and `run` notes after it
+/// started.
+const STARTED_BEFORE_NOTE: i64 = 2_000;
+/// How long after a note the launched process may start: the shell runs
+/// the line right after its preexec step.
+const STARTED_AFTER_NOTE: i64 = 5_000;
+
+/// What the hook records besides the id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// Program word and allowlisted flags, joined.
+    pub invocation: Option<String>,
+    /// The run is headless: never the pane's recording.
+    pub headless: bool,
+}
+
+/// The evidence for the run of `agent` that this hook process belongs to.
+pub fn of_this_run(store: &Store, pane: PaneId, agent: &AgentDecl, now: UnixMillis) -> Evidence {
+    #[cfg(target_os = "linux")]
+    {
+        let table = agent_resume_discover::process::ProcFs;
+        let parent = std::os::unix::process::parent_id();
+        let found = nearest_agent(&table, parent, agent, Catalog::embedded());
+        let note = || {
+            store.noted(
+                pane,
+                agent.kind,
+                UnixMillis(now.0.saturating_sub(24 * 3600 * 1000)),
+            )
+        };
+        decide(&table, agent, found.as_ref(), note)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (store, pane, agent, now);
+        Evidence::default()
+    }
+}
+
+/// The decision, over any process table.
+pub fn decide(
+    table: &dyn ProcessTable,
+    agent: &AgentDecl,
+    found: Option<&AgentProcess>,
+    note: impl FnOnce() -> Option<Noted>,
+) -> Evidence {
+    let Some(found) = found else {
+        return Evidence::default();
+    };
+    let from_argv = extract_words(agent, &found.argv);
+    if from_argv == Ok(Extraction::Headless) {
+        return Evidence {
+            invocation: None,
+            headless: true,
+        };
+    }
+    if !found.rewritten {
+        return Evidence {
+            invocation: match from_argv {
+                Ok(Extraction::Interactive { flags, program }) => {
+                    Some(shell_words::join(noted_argv(agent, program, flags)))
+                }
+                Ok(Extraction::Headless) | Err(_) => None,
+            },
+            headless: false,
+        };
+    }
+    match note().filter(|n| belongs(table, found, n)) {
+        Some(n) if n.headless => Evidence {
+            invocation: None,
+            headless: true,
+        },
+        Some(n) => Evidence {
+            invocation: match extract_words(agent, &n.argv) {
+                Ok(Extraction::Interactive { flags, program }) => {
+                    let flags = flags
+                        .into_iter()
+                        .filter(|f| !agent.flag(&f.name).is_some_and(|d| d.posture))
+                        .collect();
+                    Some(shell_words::join(noted_argv(agent, program, flags)))
+                }
+                Ok(Extraction::Headless) | Err(_) => None,
+            },
+            headless: false,
+        },
+        None => Evidence::default(),
+    }
+}
+
+/// Whether `note` was written for the command that started `found`.
+fn belongs(table: &dyn ProcessTable, found: &AgentProcess, note: &Noted) -> bool {
+    let Some(launched) = note.pid.and_then(|pid| found.launched_by(pid)) else {
+        return false;
+    };
+    let Some(started) = table.started_at(launched.id) else {
+        return false;
+    };
+    started.0 >= note.at.0.saturating_sub(STARTED_BEFORE_NOTE)
+        && started.0 <= note.at.0.saturating_add(STARTED_AFTER_NOTE)
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_resume_core::AgentKind;
+    use agent_resume_discover::process::{ProcessId, ProcessInfo};
+
+    use super::*;
+
+    /// Every process started at `start` (Unix ms, as ticks).
+    struct Table;
+
+    impl ProcessTable for Table {
+        fn process(&self, _pid: u32) -> Option<ProcessInfo> {
+            None
+        }
+        fn pids(&self) -> Vec<u32> {
+            Vec::new()
+        }
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(i64::try_from(id.start).ok()?))
+        }
+    }
+
+    fn words(v: &[&str]) -> Vec<String> {
+        v.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    fn info(pid: u32, ppid: u32, start: u64, argv: &[&str]) -> ProcessInfo {
+        ProcessInfo {
+            id: ProcessId { pid, start },
+            ppid,
+            argv: words(argv),
+        }
+    }
+
+    /// Claude (pid 30, started at 10 000) under a shell (pid 20).
+    fn found(argv: &[&str], rewritten: bool) -> AgentProcess {
+        AgentProcess {
+            process: info(30, 20, 10_000, argv),
+            argv: words(argv),
+            rewritten,
+            ancestors: vec![info(20, 10, 1_000, &["bash"]), info(10, 1, 500, &["tmux"])],
+        }
+    }
+
+    fn note(argv: &[&str], headless: bool, pid: Option<u32>, at: i64) -> Option<Noted> {
+        Some(Noted {
+            argv: words(argv),
+            headless,
+            pid,
+            at: UnixMillis(at),
+        })
+    }
+
+    fn claude() -> &'static AgentDecl {
+        Catalog::embedded().agent(AgentKind::Claude)
+    }
+
+    const POSTURE: &[&str] = &[
+        "claude",
+        "--permission-mode",
+        "acceptEdits",
+        "--model",
+        "opus",
+    ];
+
+    #[test]
+    fn the_process_argv_decides_and_a_note_adds_nothing_to_it() {
+        let plain = found(&["claude"], false);
+        let e = decide(&Table, claude(), Some(&plain), || {
+            note(POSTURE, false, Some(20), 9_990)
+        });
+        assert_eq!(e.invocation.as_deref(), Some("claude"));
+        assert!(!e.headless);
+        let flagged = found(POSTURE, false);
+        let e = decide(&Table, claude(), Some(&flagged), || None);
+        assert_eq!(
+            e.invocation.as_deref(),
+            Some("claude --model opus --permission-mode acceptEdits")
+        );
+        let headless = found(&["claude", "-p", "hi"], false);
+        let e = decide(&Table, claude(), Some(&headless), || {
+            note(&["claude"], false, Some(20), 9_990)
+        });
+        assert!(e.headless, "headless from the argv, whatever a note says");
+        let e = decide(&Table, claude(), Some(&plain), || {
+            note(&["claude"], true, Some(20), 9_990)
+        });
+        assert!(
+            !e.headless,
+            "a headless note does not make an interactive argv headless"
+        );
+    }
+
+    #[test]
+    fn without_an_agent_process_the_id_is_recorded_with_no_flags() {
+        let e = decide(&Table, claude(), None, || {
+            note(POSTURE, false, Some(20), 9_990)
+        });
+        assert_eq!(e, Evidence::default());
+    }
+
+    #[test]
+    fn a_note_fills_a_rewritten_argv_only_for_the_same_process_and_never_with_posture() {
+        let titled = found(&["claude"], true);
+        // The shell that launched it, noted just before it started.
+        let e = decide(&Table, claude(), Some(&titled), || {
+            note(POSTURE, false, Some(20), 9_990)
+        });
+        assert_eq!(e.invocation.as_deref(), Some("claude --model opus"));
+        let e = decide(&Table, claude(), Some(&titled), || {
+            note(&["claude"], true, Some(20), 9_990)
+        });
+        assert!(e.headless);
+        // `run`, which became the agent, noted just after it started.
+        let e = decide(&Table, claude(), Some(&titled), || {
+            note(POSTURE, false, Some(30), 10_050)
+        });
+        assert_eq!(e.invocation.as_deref(), Some("claude --model opus"));
+        for (label, n) in [
+            (
+                "a note of an earlier run",
+                note(POSTURE, false, Some(20), 1_000),
+            ),
+            (
+                "a note from after it started",
+                note(POSTURE, false, Some(20), 20_000),
+            ),
+            (
+                "a note of another shell",
+                note(POSTURE, false, Some(21), 9_990),
+            ),
+            ("an unbound note", note(POSTURE, false, None, 9_990)),
+            (
+                "a headless note of an earlier run",
+                note(&["claude"], true, Some(20), 1_000),
+            ),
+        ] {
+            assert_eq!(
+                decide(&Table, claude(), Some(&titled), || n),
+                Evidence::default(),
+                "{label}"
+            );
+        }
+    }
+}

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod capture_apply;
 mod cmd;
 mod config;
+mod hook_config;
 mod pane_env;
 mod paths;
 mod process;

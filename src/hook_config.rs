@@ -310,7 +310,11 @@ pub fn install(
         for e in events {
             hooks.insert((*e).to_owned(), Json::Array(vec![group.clone()]));
         }
-        let root = Json::Object([("hooks".to_owned(), Json::Object(hooks))].into_iter().collect());
+        let root = Json::Object(
+            [("hooks".to_owned(), Json::Object(hooks))]
+                .into_iter()
+                .collect(),
+        );
         let mut out = String::new();
         render(&root, Some(("", "  ")), &mut out);
         out.push('\n');
@@ -332,7 +336,13 @@ pub fn install(
                 map.insert((*e).to_owned(), Json::Array(vec![group.clone()]));
             }
             let ranges: Vec<Range> = root.properties.iter().map(|p| p.range).collect();
-            text = insertion(&text, root.range, &ranges, Some("hooks"), &Json::Object(map));
+            text = insertion(
+                &text,
+                root.range,
+                &ranges,
+                Some("hooks"),
+                &Json::Object(map),
+            );
             return Ok(text);
         };
         let Value::Object(hooks) = hooks else {
@@ -439,7 +449,11 @@ fn render(v: &Json, pretty: Option<(&str, &str)>, out: &mut String) {
             return;
         }
     };
-    let (open, close) = if v.is_object() { ('{', '}') } else { ('[', ']') };
+    let (open, close) = if v.is_object() {
+        ('{', '}')
+    } else {
+        ('[', ']')
+    };
     out.push(open);
     let inner = pretty.map(|(base, unit)| format!("{base}{unit}"));
     for (i, (key, item)) in items.iter().enumerate() {
@@ -501,12 +515,11 @@ mod tests {
 
     fn round_trip(original: &str) -> String {
         let installed = install(original, EVENTS, &group(), &ours()).expect("installs");
-        assert!(parse(&installed).is_ok(), "installed text parses:\n{installed}");
-        assert_eq!(
-            installed.matches(OURS).count(),
-            EVENTS.len(),
-            "{installed}"
+        assert!(
+            parse(&installed).is_ok(),
+            "installed text parses:\n{installed}"
         );
+        assert_eq!(installed.matches(OURS).count(), EVENTS.len(), "{installed}");
         assert_eq!(
             install(&installed, EVENTS, &group(), &ours()).expect("again"),
             installed,
@@ -646,7 +659,11 @@ mod tests {
                         groups.join(",")
                     ));
                 }
-                let comma = if trailing && !parts.is_empty() { "," } else { "" };
+                let comma = if trailing && !parts.is_empty() {
+                    ","
+                } else {
+                    ""
+                };
                 format!("{lead}{{{}{comma}}}{tail}", parts.join(","))
             })
     }

@@ -2,8 +2,8 @@
 //! notifier, the launch wrapper's exec, and an agent's `--version` asked by
 //! `install-hooks`.
 
-use std::os::unix::process::CommandExt;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -64,6 +64,11 @@ pub fn output_within(argv: &[&str], limit: Duration) -> Option<String> {
         }
     };
     let mut out = String::new();
-    child.stdout.take()?.take(4096).read_to_string(&mut out).ok()?;
+    child
+        .stdout
+        .take()?
+        .take(4096)
+        .read_to_string(&mut out)
+        .ok()?;
     status.success().then_some(out)
 }

@@ -128,7 +128,9 @@ fn append_bounded(path: &Path, line: &[u8], cap: u64) {
         let start = if from == 0 {
             0
         } else {
-            tail.iter().position(|b| *b == b'\n').map_or(tail.len(), |i| i + 1)
+            tail.iter()
+                .position(|b| *b == b'\n')
+                .map_or(tail.len(), |i| i + 1)
         };
         if f.set_len(0).is_err() || f.write_all(&tail[start..]).is_err() {
             return;
@@ -242,7 +244,10 @@ mod tests {
         }
         let text = fs::read_to_string(&path).expect("reads");
         assert!(text.ends_with("line 1999 of the log\n"), "{text}");
-        assert!(text.starts_with("line "), "starts on a line boundary: {text}");
+        assert!(
+            text.starts_with("line "),
+            "starts on a line boundary: {text}"
+        );
         assert!(text.len() as u64 > cap / 4, "the newest half is kept");
     }
 

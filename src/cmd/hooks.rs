@@ -99,7 +99,8 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| {
             fs::metadata(p).is_ok_and(|m| {
-                m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
             })
         })
 }
@@ -110,9 +111,9 @@ fn on_path(name: &str) -> Option<PathBuf> {
 fn program() -> String {
     let exe = std::env::current_exe().ok();
     let same = match (&exe, on_path(NAME)) {
-        (Some(exe), Some(found)) => {
-            fs::canonicalize(exe).ok().is_some_and(|e| fs::canonicalize(found).ok() == Some(e))
-        }
+        (Some(exe), Some(found)) => fs::canonicalize(exe)
+            .ok()
+            .is_some_and(|e| fs::canonicalize(found).ok() == Some(e)),
         _ => false,
     };
     match exe.and_then(|p| p.into_os_string().into_string().ok()) {
@@ -432,7 +433,8 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     if agent == AgentKind::Codex {
         files.push((path.clone(), Format::Toml));
         let support = if install {
-            let out = crate::process::output_within(&["codex", "--version"], Duration::from_secs(5));
+            let out =
+                crate::process::output_within(&["codex", "--version"], Duration::from_secs(5));
             codex_hooks(out.as_deref())
         } else {
             CodexHooks::Supported
@@ -581,17 +583,28 @@ mod tests {
             .expect("installs");
         let new = edit_json(&old, AgentKind::Claude, true, NAME, None).expect("reinstalls");
         assert!(!new.contains("/old/"), "{new}");
-        assert_eq!(new.matches("\"agent-resume hook claude\"").count(), 2, "{new}");
+        assert_eq!(
+            new.matches("\"agent-resume hook claude\"").count(),
+            2,
+            "{new}"
+        );
     }
 
     #[test]
     fn the_hook_command_quotes_an_absolute_path_and_leaves_the_path_name_bare() {
-        assert_eq!(command_line(NAME, AgentKind::Gemini), "agent-resume hook gemini");
+        assert_eq!(
+            command_line(NAME, AgentKind::Gemini),
+            "agent-resume hook gemini"
+        );
         assert_eq!(
             command_line("/my dir/agent-resume", AgentKind::Qwen),
             "'/my dir/agent-resume' hook qwen"
         );
-        assert!(is_ours("'/my dir/agent-resume' hook qwen", AgentKind::Qwen, NAME));
+        assert!(is_ours(
+            "'/my dir/agent-resume' hook qwen",
+            AgentKind::Qwen,
+            NAME
+        ));
         assert!(!is_ours("agent-resume hook qwen", AgentKind::Gemini, NAME));
     }
 
@@ -611,7 +624,10 @@ mod tests {
     fn codex_notify_chains_an_existing_notifier_and_uninstall_restores_the_bytes() {
         let config = "# my config\nmodel = \"o3\"\nnotify = [ \"notify-send\",\"-u\", \"low\" ] # mine\n\n[profiles.fast]\nmodel = \"o4-mini\"\n";
         let once = edit_toml(config, true, BIN, None).expect("installs");
-        assert!(once.contains("# my config") && once.contains("# mine"), "{once}");
+        assert!(
+            once.contains("# my config") && once.contains("# mine"),
+            "{once}"
+        );
         assert!(once.contains("[profiles.fast]"));
         assert_eq!(
             notify(&once),
@@ -643,8 +659,14 @@ mod tests {
 
     #[test]
     fn codex_hooks_are_installed_from_0_125_on_and_when_no_codex_answers() {
-        assert_eq!(codex_hooks(Some("codex-cli 0.171.0\n")), CodexHooks::Supported);
-        assert_eq!(codex_hooks(Some("codex-cli 0.125.0-alpha.2")), CodexHooks::Supported);
+        assert_eq!(
+            codex_hooks(Some("codex-cli 0.171.0\n")),
+            CodexHooks::Supported
+        );
+        assert_eq!(
+            codex_hooks(Some("codex-cli 0.125.0-alpha.2")),
+            CodexHooks::Supported
+        );
         assert_eq!(
             codex_hooks(Some("codex-cli 0.116.1")),
             CodexHooks::TooOld("0.116.1".into())

@@ -1055,6 +1055,14 @@ fn a_settings_file_install_created_is_gone_after_uninstall_with_the_folders_it_m
         !backup_of(&file).exists(),
         "no backup of a file that was not there"
     );
+    let installed = files_in(env.dir.path());
+    let (out, _) = env.ok(&["uninstall-hooks", "gemini", "--dry-run"]);
+    assert!(out.contains("\n+++ /dev/null\n"), "{out}");
+    assert_eq!(
+        files_in(env.dir.path()),
+        installed,
+        "a dry run writes nothing"
+    );
     env.ok(&["uninstall-hooks", "gemini"]);
     assert_eq!(
         tree(env.dir.path()),

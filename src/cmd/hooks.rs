@@ -19,7 +19,8 @@
 //! overwritten by a later install, removed once uninstall has given the
 //! original bytes back). A file install creates is recorded in
 //! `<file>.agent-resume.created` with the directories it created; uninstall
-//! removes the file, the record, and those directories if they are empty.
+//! removes the file (once only an empty object is left), the record, and
+//! those directories if they are empty.
 //!
 //! The hook command names the binary by its `PATH` name when that resolves
 //! to this very file (an upgrade in place keeps working), else by its
@@ -409,6 +410,16 @@ fn codex_hooks(version_output: Option<&str>) -> CodexHooks {
     }
 }
 
+/// What becomes of one file.
+enum Action {
+    /// Already as wanted.
+    Keep,
+    /// New contents.
+    Write(String),
+    /// Install created it: it goes.
+    Remove,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Format {
     Json,
@@ -459,76 +470,83 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             Format::Json => edit_json(text, agent, install, &program, backup.as_deref())?,
         };
         let shown = crate::paths::show(&path);
+        let record = sidecar(&path, CREATED);
+        let action = if old.as_deref() == Some(new.as_str()) || (old.is_none() && !install) {
+            Action::Keep
+        } else if install {
+            Action::Write(new)
+        } else {
+            let empty = hook_config::is_blank(&new) || hook_config::is_empty_object(&new);
+            let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            match &backup {
+                // Install created this file.
+                None if empty && !is_link && read(&record)?.is_some() => Action::Remove,
+                Some(b) if empty && hook_config::is_blank(b) => Action::Write(b.clone()),
+                _ => Action::Write(new),
+            }
+        };
         if args.dry_run {
-            print!("--- {shown}\n+++ {shown}\n{}", diff(text, &new));
+            match &action {
+                Action::Keep => print!("--- {shown}\n+++ {shown}\n{}", diff(text, text)),
+                Action::Write(new) => print!("--- {shown}\n+++ {shown}\n{}", diff(text, new)),
+                Action::Remove => print!("--- {shown}\n+++ /dev/null\n{}", diff(text, "")),
+            }
             continue;
         }
-        if old.as_deref() == Some(new.as_str()) || (old.is_none() && !install) {
-            eprintln!(
+        match action {
+            Action::Keep => eprintln!(
                 "agent-resume: {shown} already {}",
                 if install {
                     "has the hooks"
                 } else {
                     "has no hooks of ours"
                 }
-            );
-            continue;
-        }
-        if install {
-            match &old {
-                Some(original) => write_once(&path, BACKUP, original)?,
-                None => {
-                    let dir = path.parent().unwrap_or(Path::new(""));
-                    let created = create_dirs(dir)?;
-                    if !created.is_empty() {
-                        let list: Vec<String> = created
+            ),
+            Action::Write(new) if install => {
+                match &old {
+                    Some(original) => write_once(&path, BACKUP, original)?,
+                    None => {
+                        let dir = path.parent().unwrap_or(Path::new(""));
+                        let created: Vec<String> = create_dirs(dir)?
                             .iter()
                             .map(|d| d.to_string_lossy().into_owned())
                             .collect();
-                        write_once(&path, CREATED, &(json!(list).to_string() + "\n"))?;
+                        write_once(&path, CREATED, &(json!(created).to_string() + "\n"))?;
                     }
                 }
+                write_atomic(&path, &new)?;
+                eprintln!("agent-resume: installed hooks in {shown}");
+                if agent == AgentKind::Codex && format == Format::Json {
+                    eprintln!(
+                        "agent-resume: Codex asks you to review this new hook at its next start: \
+                         choose \"Trust all and continue\" (or review it in /hooks) to let \
+                         `agent-resume hook codex` run at session start; until then notify \
+                         records Codex after its first reply"
+                    );
+                }
             }
-            write_atomic(&path, &new)?;
-            eprintln!("agent-resume: installed hooks in {shown}");
-            if agent == AgentKind::Codex && format == Format::Json {
-                eprintln!(
-                    "agent-resume: Codex asks you to review this new hook at its next start: \
-                     choose \"Trust all and continue\" (or review it in /hooks) to let \
-                     `agent-resume hook codex` run at session start; until then notify \
-                     records Codex after its first reply"
-                );
+            Action::Write(new) => {
+                write_atomic(&path, &new)?;
+                if backup.as_deref() == Some(new.as_str()) {
+                    fs::remove_file(sidecar(&path, BACKUP)).context("cannot remove the backup")?;
+                }
+                eprintln!("agent-resume: removed hooks from {shown}");
             }
-            continue;
-        }
-        let empty = hook_config::is_blank(&new) || hook_config::is_empty_object(&new);
-        let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        if empty && backup.is_none() && !is_link {
-            // Install created this file: it goes, with the directories
-            // install created for it (only if empty).
-            fs::remove_file(&path).context("cannot remove the configuration file")?;
-            let record = sidecar(&path, CREATED);
-            if let Some(text) = read(&record)? {
-                let _ = fs::remove_file(&record);
-                let dirs: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
+            Action::Remove => {
+                // With the folders install made for it, each only if empty.
+                fs::remove_file(&path).context("cannot remove the configuration file")?;
+                let dirs: Vec<String> = read(&record)?
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default();
+                fs::remove_file(&record).context("cannot remove the install record")?;
                 for d in dirs.iter().rev() {
                     if fs::remove_dir(d).is_err() {
                         break;
                     }
                 }
+                eprintln!("agent-resume: removed {shown} (install had created it)");
             }
-            eprintln!("agent-resume: removed {shown} (install had created it)");
-            continue;
         }
-        let new = match &backup {
-            Some(b) if empty && hook_config::is_blank(b) => b.clone(),
-            _ => new,
-        };
-        write_atomic(&path, &new)?;
-        if backup.as_deref() == Some(new.as_str()) {
-            fs::remove_file(sidecar(&path, BACKUP)).context("cannot remove the backup")?;
-        }
-        eprintln!("agent-resume: removed hooks from {shown}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1209,6 +1209,18 @@ fn codex_install_hooks_adds_a_session_start_hook_asks_for_trust_once_and_uninsta
 }
 
 #[test]
+fn codex_install_hooks_into_a_home_that_did_not_exist_leaves_nothing_after_uninstall() {
+    let env = Env::new();
+    env.script("codex", "echo 'codex-cli 0.171.0'\n");
+    let config = env.p("codex/config.toml");
+    let config_arg = config.to_str().unwrap();
+    env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(env.p("codex/hooks.json").is_file() && config.is_file());
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert!(!env.p("codex").exists(), "{:?}", tree(&env.p("codex")));
+}
+
+#[test]
 fn codex_older_than_hooks_gets_notify_only() {
     let env = Env::new();
     env.script("codex", "echo 'codex-cli 0.116.1'\n");

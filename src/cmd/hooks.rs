@@ -461,6 +461,10 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     } else {
         files.push((path, Format::Json));
     }
+    if !install {
+        // Undo in reverse: the file whose install made the folders goes last.
+        files.reverse();
+    }
     for (path, format) in files {
         let old = read(&path)?;
         let backup = read(&sidecar(&path, BACKUP))?;

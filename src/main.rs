@@ -11,6 +11,7 @@ mod capture_apply;
 mod cmd;
 mod config;
 mod evidence;
+mod hook_config;
 mod pane_env;
 mod paths;
 mod process;

@@ -1,8 +1,11 @@
 //! The CLI's only process spawning (tmux has its own crate): a chained
-//! notifier, and the launch wrapper's exec.
+//! notifier, the launch wrapper's exec, and an agent's `--version` asked by
+//! `install-hooks`.
 
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs `argv` with `last` appended, detached, stdio null, not waited for:
 /// a notifier the user already had keeps working after ours.
@@ -34,4 +37,38 @@ pub fn exec(argv: &[String]) -> std::io::Error {
         return std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command");
     };
     Command::new(program).args(args).exec()
+}
+
+/// Runs `argv` (no shell, stdin and stderr null) and returns what it printed
+/// on stdout, up to 4 KiB, if it exits 0 within `limit`; a program still
+/// running then is killed.
+pub fn output_within(argv: &[&str], limit: Duration) -> Option<String> {
+    let (program, args) = argv.split_first()?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let mut out = String::new();
+    child
+        .stdout
+        .take()?
+        .take(4096)
+        .read_to_string(&mut out)
+        .ok()?;
+    status.success().then_some(out)
 }

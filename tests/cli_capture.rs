@@ -412,7 +412,7 @@ fn arm(env: &Env) {
 // ---------------------------------------------------------------- hook ----
 
 #[test]
-fn hook_with_a_bad_payload_or_no_pane_exits_0_silently_writes_nothing_and_says_one_line() {
+fn hook_with_a_bad_payload_or_no_pane_exits_0_writes_nothing_and_only_logs_one_line() {
     const MARK: &str = "PAYLOADMARKER";
     let mut huge =
         format!(r#"{{"session_id":"{ID_A}","hook_event_name":"SessionStart","pad":""#).into_bytes();
@@ -452,9 +452,9 @@ fn hook_with_a_bad_payload_or_no_pane_exits_0_silently_writes_nothing_and_says_o
         let (o, e) = texts(&out);
         assert_eq!(out.status.code(), Some(0), "{label}: {e}");
         assert_eq!(o, "", "{label}: nothing on stdout");
-        assert_eq!(e.lines().count(), 1, "{label}: one line on stderr: {e:?}");
-        assert!(e.starts_with("agent-resume: hook: "), "{label}: {e}");
-        assert!(!e.contains(MARK), "{label}: stderr echoes payload bytes");
+        // Gemini shows a hook's stderr in its UI: expected conditions are
+        // logged, not said.
+        assert_eq!(e, "", "{label}: nothing on stderr");
         assert!(!env.db().exists(), "{label}: a database was created");
         let log = fs::read_to_string(env.p("xdg-state/agent-resume/hook.log"))
             .unwrap_or_else(|_| panic!("{label}: the problem is logged"));
@@ -474,8 +474,7 @@ fn hook_with_a_bad_payload_or_no_pane_exits_0_silently_writes_nothing_and_says_o
         env.pane = *with_pane;
         let out = env.hook("claude", payload);
         assert_eq!(out.status.code(), Some(0), "{label}");
-        assert_eq!(texts(&out).0, "", "{label}");
-        assert_eq!(texts(&out).1.lines().count(), 1, "{label}");
+        assert_eq!(texts(&out), (String::new(), String::new()), "{label}");
     }
     env.pane = true;
     assert_eq!(env.recordings(), rows);
@@ -1011,6 +1010,325 @@ fn install_hooks_writes_through_a_symlinked_settings_file() {
             .contains(" hook claude"),
         "the link's target holds the hooks"
     );
+}
+
+/// Settings files as users and agents write them.
+const SETTINGS_FIXTURES: &[(&str, &str)] = &[
+    ("compact", r#"{"model":"opus","permissions":{"allow":["Bash(ls)"]}}"#),
+    ("pretty", SETTINGS),
+    (
+        "no final newline",
+        "{\n  \"theme\": \"dark\",\n  \"hooks\": {\n    \"Stop\": []\n  }\n}",
+    ),
+    (
+        "jsonc",
+        "// Gemini loads comments and trailing commas\n{\n  /* look */ \"ui\": {\"theme\": \"GitHub\",},\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-own-hook\"},]}, // mine\n    ],\n  },\n}\n",
+    ),
+    ("empty object", "{}\n"),
+    ("empty file", ""),
+];
+
+/// Every file under `dir`, with its bytes.
+fn files_in(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    tree(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn uninstall_after_install_gives_back_the_original_bytes_and_leaves_no_backup() {
+    for agent in ["claude", "gemini", "qwen"] {
+        for (label, original) in SETTINGS_FIXTURES {
+            let env = Env::new();
+            let dir = env.p("cfg");
+            fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("settings.json");
+            fs::write(&file, original).unwrap();
+            let file_arg = file.to_str().unwrap();
+
+            env.ok(&["install-hooks", agent, "--config-file", file_arg]);
+            let installed = fs::read_to_string(&file).unwrap();
+            assert!(
+                installed.contains(&format!(" hook {agent}\"")),
+                "{agent} {label}: {installed}"
+            );
+            if *label != "jsonc" {
+                let v: Value = serde_json::from_str(&installed)
+                    .unwrap_or_else(|e| panic!("{agent} {label}: not JSON ({e}):\n{installed}"));
+                assert!(v["hooks"]["SessionStart"].is_array(), "{agent} {label}");
+            }
+            assert_eq!(
+                fs::read_to_string(backup_of(&file)).unwrap(),
+                *original,
+                "{agent} {label}: the backup is the original"
+            );
+            env.ok(&["install-hooks", agent, "--config-file", file_arg]);
+            assert_eq!(
+                fs::read_to_string(&file).unwrap(),
+                installed,
+                "{agent} {label}: idempotent"
+            );
+
+            env.ok(&["uninstall-hooks", agent, "--config-file", file_arg]);
+            assert_eq!(
+                fs::read_to_string(&file).unwrap(),
+                *original,
+                "{agent} {label}: uninstall gives back the original bytes"
+            );
+            assert_eq!(
+                files_in(&dir).into_keys().collect::<Vec<_>>(),
+                vec![file.clone()],
+                "{agent} {label}: no backup or other file is left"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_backup_holds_the_original_and_is_never_overwritten() {
+    let env = Env::new();
+    let file = env.p("settings.json");
+    fs::write(&file, SETTINGS).unwrap();
+    let file_arg = file.to_str().unwrap();
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    // The user edits the hooked file, then uninstalls: the backup stays the
+    // original (the hooked file never replaces it) and is kept, since the
+    // file is no longer the original.
+    let edited = fs::read_to_string(&file)
+        .unwrap()
+        .replacen("\"opus\"", "\"sonnet\"", 1);
+    fs::write(&file, &edited).unwrap();
+    let (_, e) = env.ok(&["uninstall-hooks", "claude", "--config-file", file_arg]);
+    assert!(e.contains("removed hooks"), "{e}");
+    assert_eq!(fs::read_to_string(backup_of(&file)).unwrap(), SETTINGS);
+    let after = fs::read_to_string(&file).unwrap();
+    assert!(
+        after.contains("\"sonnet\"") && !after.contains(" hook claude"),
+        "{after}"
+    );
+    // A second install finds the backup there and leaves it alone.
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    assert_eq!(fs::read_to_string(backup_of(&file)).unwrap(), SETTINGS);
+}
+
+#[test]
+fn a_settings_file_install_created_is_gone_after_uninstall_with_the_folders_it_made() {
+    let env = Env::new();
+    fs::create_dir_all(env.p("xdg-config")).unwrap();
+    let before = tree(env.dir.path());
+    // `$HOME/.gemini/settings.json`, with neither folder there.
+    let (_, e) = env.ok(&["install-hooks", "gemini"]);
+    let file = env.p("home/.gemini/settings.json");
+    assert!(file.exists(), "{e}");
+    assert!(
+        !backup_of(&file).exists(),
+        "no backup of a file that was not there"
+    );
+    let installed = files_in(env.dir.path());
+    let (out, _) = env.ok(&["uninstall-hooks", "gemini", "--dry-run"]);
+    assert!(out.contains("\n+++ /dev/null\n"), "{out}");
+    assert_eq!(
+        files_in(env.dir.path()),
+        installed,
+        "a dry run writes nothing"
+    );
+    env.ok(&["uninstall-hooks", "gemini"]);
+    assert_eq!(
+        tree(env.dir.path()),
+        before,
+        "nothing of the install is left"
+    );
+
+    // A folder that was there stays, and so does what else it holds.
+    fs::create_dir_all(env.p("claude")).unwrap();
+    fs::write(env.p("claude/other.json"), "{}").unwrap();
+    let before = files_in(env.dir.path());
+    let file = env.p("claude/settings.json");
+    let file_arg = file.to_str().unwrap();
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    env.ok(&["uninstall-hooks", "claude", "--config-file", file_arg]);
+    assert_eq!(files_in(env.dir.path()), before);
+    assert!(env.p("claude").is_dir());
+}
+
+#[test]
+fn a_symlinked_settings_file_comes_back_byte_identical_and_stays_a_link() {
+    let env = Env::new();
+    let target = env.p("dotfiles/settings.json");
+    fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let original = "{\"model\":\"opus\"} ";
+    fs::write(&target, original).unwrap();
+    let link = env.p("settings.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let link_arg = link.to_str().unwrap();
+    env.ok(&["install-hooks", "qwen", "--config-file", link_arg]);
+    assert!(fs::read_to_string(&target).unwrap().contains(" hook qwen"));
+    env.ok(&["uninstall-hooks", "qwen", "--config-file", link_arg]);
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_to_string(&target).unwrap(), original);
+    assert!(!backup_of(&link).exists());
+}
+
+#[test]
+fn the_hook_command_names_the_binary_by_its_path_name_when_path_finds_this_very_file() {
+    let env = Env::new();
+    let file = env.p("settings.json");
+    let file_arg = file.to_str().unwrap();
+    // Not on PATH: the absolute path, quoted.
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    let exe = env!("CARGO_BIN_EXE_agent-resume");
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(text.contains(&format!("\"'{exe}' hook claude\"")), "{text}");
+    // On PATH (a link to the same file): the bare name, which keeps
+    // working when the binary is upgraded in place; the entry is replaced.
+    fs::create_dir_all(env.p("bin")).unwrap();
+    std::os::unix::fs::symlink(exe, env.p("bin/agent-resume")).unwrap();
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    let text = fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text.matches("\"command\": \"agent-resume hook claude\"")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(!text.contains(exe), "{text}");
+    // Another agent-resume first on PATH: the absolute path again.
+    fs::remove_file(env.p("bin/agent-resume")).unwrap();
+    env.script("agent-resume", "exit 0\n");
+    env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
+    assert!(fs::read_to_string(&file).unwrap().contains(exe));
+}
+
+/// A Codex `SessionStart` hook payload, shaped as the session-start input
+/// schema Codex 0.171.0 embeds (every required field).
+fn codex_session_start(id: &str, cwd: &Path) -> Vec<u8> {
+    json!({"cwd": cwd, "hook_event_name": "SessionStart", "model": "gpt-5.5",
+        "permission_mode": "default", "session_id": id, "source": "startup",
+        "transcript_path": format!("/home/me/.codex/sessions/2026/12/01/rollout-2026-12-01T05-00-00-{id}.jsonl")})
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn codex_install_hooks_adds_a_session_start_hook_asks_for_trust_once_and_uninstall_leaves_no_trace()
+{
+    let env = Env::enabled();
+    env.script("codex", "echo 'codex-cli 0.171.0'\n");
+    let dir = env.p("codex");
+    fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    fs::write(&config, CODEX_CONFIG).unwrap();
+    let hooks = dir.join("hooks.json");
+    let config_arg = config.to_str().unwrap();
+
+    let (_, e) = env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(e.contains("Trust all and continue"), "{e}");
+    let v = json_of(&hooks);
+    let command = v["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a SessionStart command: {v}"))
+        .to_owned();
+    assert!(command.ends_with(" hook codex"), "{command}");
+    let notify = notify_of(&fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(
+        notify[1..3],
+        words(&["hook", "codex"]),
+        "notify stays the fallback"
+    );
+    let installed = files_in(&dir);
+
+    // Again: nothing changes, and the trust note is not repeated.
+    let (_, e) = env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(!e.contains("Trust"), "{e}");
+    assert_eq!(files_in(&dir), installed);
+
+    // Codex runs hook commands through `$SHELL -lc`: any shell.
+    for shell in ["sh", "bash", "zsh", "fish"] {
+        let mut c = Command::new(shell);
+        c.arg("-c").arg(&command);
+        env.environment(&mut c);
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{shell} is needed for this test: {e}"));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&codex_session_start(THREAD, &env.work()))
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(texts(&out), (String::new(), String::new()), "{shell}");
+    }
+    let rows = env.recordings();
+    assert_eq!(rows[0]["agent"], "codex");
+    assert_eq!(rows[0]["session_id"], THREAD);
+
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert_eq!(
+        files_in(&dir),
+        BTreeMap::from([(config.clone(), CODEX_CONFIG.as_bytes().to_vec())]),
+        "config.toml comes back byte for byte; hooks.json and backups are gone"
+    );
+}
+
+#[test]
+fn codex_install_hooks_into_a_home_that_did_not_exist_leaves_nothing_after_uninstall() {
+    let env = Env::new();
+    env.script("codex", "echo 'codex-cli 0.171.0'\n");
+    let config = env.p("codex/config.toml");
+    let config_arg = config.to_str().unwrap();
+    env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(env.p("codex/hooks.json").is_file() && config.is_file());
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert!(!env.p("codex").exists(), "{:?}", tree(&env.p("codex")));
+}
+
+#[test]
+fn codex_older_than_hooks_gets_notify_only() {
+    let env = Env::new();
+    env.script("codex", "echo 'codex-cli 0.116.1'\n");
+    let config = env.p("codex/config.toml");
+    let config_arg = config.to_str().unwrap();
+    let (_, e) = env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(e.contains("notify only"), "{e}");
+    assert!(!env.p("codex/hooks.json").exists());
+    assert!(notify_of(&fs::read_to_string(&config).unwrap()).is_some());
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert!(!env.p("codex").exists(), "the folder install made is gone");
+}
+
+#[test]
+fn hook_log_stays_bounded_and_an_unknown_agent_says_one_line() {
+    let mut env = Env::enabled();
+    env.pane = false;
+    let log = env.p("xdg-state/agent-resume/hook.log");
+    fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let old_line = "2026-01-01T00:00:00Z claude no pane (an old line)\n";
+    fs::write(&log, old_line.repeat((300 << 10) / old_line.len() + 1)).unwrap();
+    let out = env.hook("claude", &session_start(ID_A, &env.work(), "startup"));
+    assert_eq!(texts(&out), (String::new(), String::new()));
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.len() <= 256 << 10, "{} bytes", text.len());
+    let last = text.lines().last().unwrap();
+    assert!(last.contains("no pane") && !last.contains("old"), "{last}");
+    assert!(text.starts_with("2026-01-01"), "the log starts on a line");
+
+    let out = env.hook("claud", &session_start(ID_A, &env.work(), "startup"));
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(o, "");
+    assert_eq!(e, "agent-resume: hook: unknown agent\n");
 }
 
 // ----------------------------------------------------------------- run ----

@@ -2,15 +2,23 @@
 //! runs. It reads the agent's native payload (stdin, or the last argument
 //! where the agent passes it that way: Codex `notify`), records the id the
 //! agent reported for the pane, and exits 0 — always, quickly, printing
-//! nothing on stdout (an agent may read hook output as context). Problems go
-//! to stderr and to `$XDG_STATE_HOME/agent-resume/hook.log`, naming the
-//! problem's kind, never payload bytes. Stdin is read to 1 MiB and for at
+//! nothing on stdout (an agent may read hook output as context).
+//!
+//! Expected conditions leave no trace but a line in
+//! `$XDG_STATE_HOME/agent-resume/hook.log` (some agents show a hook's stderr
+//! in their UI on every start): no pane, a payload without a usable id,
+//! stdin that does not end. The feature turned off leaves nothing at all.
+//! Only what the user must fix — an unknown agent name in the hook command,
+//! an unusable database — also says one line on stderr. Lines name the
+//! problem's kind, never payload bytes. `hook.log` is a regular file only
+//! (opened without following a link, without blocking), and bounded: past
+//! [`LOG_CAP`] its older half is dropped. Stdin is read to 1 MiB and for at
 //! most one second ([`crate::stdin`]).
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::PathBuf;
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_resume_core::hook::{self, MAX_PAYLOAD};
@@ -36,27 +44,99 @@ pub struct Args {
     rest: Vec<String>,
 }
 
+/// A problem the hook met. Quiet ones (expected conditions) go to
+/// `hook.log` only; loud ones (something the user must fix) say one line on
+/// stderr too.
+struct Problem {
+    text: String,
+    loud: bool,
+}
+
+impl From<String> for Problem {
+    fn from(text: String) -> Problem {
+        Problem { text, loud: false }
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(text: &str) -> Problem {
+        text.to_owned().into()
+    }
+}
+
+/// A problem the user must fix.
+fn loud(text: impl Into<String>) -> Problem {
+    Problem {
+        text: text.into(),
+        loud: true,
+    }
+}
+
+/// The most `hook.log` holds; a line that would pass it first drops the
+/// older half.
+pub const LOG_CAP: u64 = 256 << 10;
+
 /// Logs one line: time, agent and the problem's kind.
-fn log(agent: &str, problem: &str) {
+fn log(agent: &str, problem: &Problem) {
     let line = format!(
-        "{} {} {problem}\n",
+        "{} {} {}\n",
         when::format(when::now()).unwrap_or_default(),
-        paths::escape(agent)
+        paths::escape(agent),
+        problem.text
     );
-    eprintln!("agent-resume: hook: {problem}");
+    if problem.loud {
+        eprintln!("agent-resume: hook: {}", problem.text);
+    }
     let Ok(dir) = paths::state() else { return };
     let _ = fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir);
-    if let Ok(mut f) = fs::OpenOptions::new()
-        .create(true)
+    append_bounded(&dir.join("hook.log"), line.as_bytes(), LOG_CAP);
+}
+
+/// Appends `line` to the log at `path`, a regular file opened without
+/// following a link and without blocking (a FIFO there is never waited on).
+/// When the line would take the file past `cap`, the newest half (from a
+/// line start) is kept first. Best effort: a log that cannot be written is
+/// skipped.
+fn append_bounded(path: &Path, line: &[u8], cap: u64) {
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let Ok(mut f) = fs::OpenOptions::new()
+        .read(true)
         .append(true)
+        .create(true)
         .mode(0o600)
-        .open(dir.join("hook.log"))
-    {
-        let _ = f.write_all(line.as_bytes());
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+    else {
+        return;
+    };
+    let Ok(meta) = f.metadata() else { return };
+    if !meta.is_file() {
+        return;
     }
+    let len = meta.len();
+    if len + line.len() as u64 > cap
+        && rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok()
+    {
+        let from = len.saturating_sub(cap / 2);
+        let mut tail = vec![0; (len - from) as usize];
+        if f.read_exact_at(&mut tail, from).is_err() {
+            return;
+        }
+        let start = if from == 0 {
+            0
+        } else {
+            tail.iter()
+                .position(|b| *b == b'\n')
+                .map_or(tail.len(), |i| i + 1)
+        };
+        if f.set_len(0).is_err() || f.write_all(&tail[start..]).is_err() {
+            return;
+        }
+    }
+    let _ = f.write_all(line);
 }
 
 /// The payload on stdin: bounded in bytes and in time (crate::stdin).
@@ -96,18 +176,18 @@ fn split_rest(rest: &[String]) -> (Option<&[String]>, Option<&String>) {
     }
 }
 
-fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<(), String> {
+fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<(), Problem> {
     if !config::gate_quiet(o).enabled {
         return Ok(());
     }
     let payload = payload?;
-    let agent = AgentKind::from_name(&args.agent).ok_or("unknown agent")?;
+    let agent = AgentKind::from_name(&args.agent).ok_or_else(|| loud("unknown agent"))?;
     let reported = hook::parse(agent, payload).map_err(|e| format!("payload: {e}"))?;
     let pane = pane_env::resolve(args.pane.as_deref())
-        .map_err(|_| "no pane (set AGENT_RESUME_PANE or run inside tmux)")?;
+        .map_err(|_| "no pane (run inside a tmux pane, or set AGENT_RESUME_PANE outside one)")?;
     let now = when::now();
-    let db = paths::db(o).map_err(|e| format!("{e:#}"))?;
-    let store = Store::open(&db).map_err(|e| format!("store: {e}"))?;
+    let db = paths::db(o).map_err(|e| loud(format!("{e:#}")))?;
+    let store = Store::open(&db).map_err(|e| loud(format!("store: {e}")))?;
     // Flags and headlessness come from the agent process that ran this
     // hook (crate::evidence): a headless run (`claude -p …`) fires the
     // agent's hooks too and must never become the pane's recording.
@@ -143,13 +223,61 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
         },
         now,
     )
-    .map_err(|e| format!("store: {e:#}"))?;
+    .map_err(|e| loud(format!("store: {e:#}")))?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_log_stays_under_its_cap_keeping_the_newest_lines_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("hook.log");
+        let cap = 4096;
+        for i in 0..2000 {
+            append_bounded(&path, format!("line {i} of the log\n").as_bytes(), cap);
+            let len = fs::metadata(&path).expect("the log exists").len();
+            assert!(len <= cap, "{len} bytes after line {i}");
+        }
+        let text = fs::read_to_string(&path).expect("reads");
+        assert!(text.ends_with("line 1999 of the log\n"), "{text}");
+        assert!(
+            text.starts_with("line "),
+            "starts on a line boundary: {text}"
+        );
+        assert!(text.len() as u64 > cap / 4, "the newest half is kept");
+    }
+
+    #[test]
+    fn the_log_is_never_written_through_a_link_or_into_a_fifo() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("elsewhere");
+        fs::write(&target, b"precious\n").expect("writes");
+        let link = dir.path().join("hook.log");
+        std::os::unix::fs::symlink(&target, &link).expect("links");
+        append_bounded(&link, b"line\n", LOG_CAP);
+        assert_eq!(fs::read(&target).expect("reads"), b"precious\n");
+        let fifo = dir.path().join("fifo.log");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .expect("mkfifo");
+        let mut reader = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(&fifo)
+            .expect("opens the fifo's reading end");
+        append_bounded(&fifo, b"line\n", LOG_CAP);
+        let mut got = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut reader, &mut got);
+        assert_eq!(got, b"", "nothing is written into a FIFO");
+    }
 
     #[test]
     fn chain_and_payload_are_split_from_the_trailing_words() {

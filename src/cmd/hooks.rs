@@ -1,13 +1,31 @@
 //! `agent-resume install-hooks <agent>` / `uninstall-hooks <agent>`: merge
-//! agent-resume into the agent's own hook configuration, idempotently, with
-//! a backup, and a diff on `--dry-run`.
+//! agent-resume into the agent's own hook configuration, idempotently, as
+//! text-preserving edits, with a diff on `--dry-run`.
 //!
 //! - claude, gemini, qwen: `settings.json` `hooks.SessionStart` (claude also
 //!   `UserPromptSubmit`) gets one command entry, `agent-resume hook <agent>`;
-//!   every other key and hook is kept.
-//! - codex: `config.toml` `notify` becomes `[agent-resume, hook, codex]`; a
-//!   notifier the user already had is chained (`--chain PROGRAM ARGS…`) and
-//!   restored on uninstall. Comments and formatting are kept.
+//!   every other byte is kept (JSONC comments and trailing commas too,
+//!   [`crate::hook_config`]).
+//! - codex: `hooks.json` beside `config.toml` gets the same `SessionStart`
+//!   entry when the installed Codex has hooks (0.125 and later, or when no
+//!   `codex` is on `PATH`); Codex asks the user to trust it at its next
+//!   start, and nothing here trusts it on their behalf. `config.toml`
+//!   `notify` becomes `[agent-resume, hook, codex]` in every case (the
+//!   fallback: it reports after each completed turn); a notifier the user
+//!   already had is chained (`--chain PROGRAM ARGS…`) and restored on
+//!   uninstall, in its own formatting. Comments and formatting are kept.
+//!
+//! The original file is copied once to `<file>.agent-resume.bak` (never
+//! overwritten by a later install, removed once uninstall has given the
+//! original bytes back). A file install creates is recorded in
+//! `<file>.agent-resume.created` with the directories it created; uninstall
+//! removes the file (once only an empty object is left), the record, and
+//! those directories if they are empty.
+//!
+//! The hook command names the binary by its `PATH` name when that resolves
+//! to this very file (an upgrade in place keeps working), else by its
+//! absolute path, quoted for every shell (agents run hook commands through
+//! `sh -c` or `$SHELL -lc`).
 //!
 //! Other agents' hook systems are documented in docs/capture.md; they are
 //! not edited automatically.
@@ -17,13 +35,15 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use agent_resume_core::{quote, AgentKind};
 use agent_resume_discover::Homes;
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::EXIT_REFUSED;
+use crate::hook_config::{self, Ours};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,6 +53,7 @@ pub struct Args {
     #[arg(long)]
     dry_run: bool,
     /// The agent's configuration file [default: where the agent reads it].
+    /// For codex, `config.toml`; its `hooks.json` is the one beside it.
     #[arg(long, value_name = "PATH")]
     config_file: Option<PathBuf>,
 }
@@ -68,112 +89,128 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
     }
 }
 
-fn bin_path() -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| p.into_os_string().into_string().ok())
-        .unwrap_or_else(|| "agent-resume".to_owned())
+/// The installed name of the binary.
+const NAME: &str = "agent-resume";
+
+/// The first executable `name` on `PATH`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(name))
+        .find(|p| {
+            fs::metadata(p).is_ok_and(|m| {
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+            })
+        })
 }
 
-/// Whether `program` is this binary (by path, or by the installed name).
-fn is_our_program(program: &str) -> bool {
-    program == bin_path() || program.rsplit('/').next() == Some("agent-resume")
+/// How hooks name this binary: `agent-resume` when the `PATH` lookup finds
+/// this very file (so an upgrade in place, or a move along `PATH`, keeps
+/// working), else the absolute path of the running executable.
+fn program() -> String {
+    let exe = std::env::current_exe().ok();
+    let same = match (&exe, on_path(NAME)) {
+        (Some(exe), Some(found)) => fs::canonicalize(exe)
+            .ok()
+            .is_some_and(|e| fs::canonicalize(found).ok() == Some(e)),
+        _ => false,
+    };
+    match exe.and_then(|p| p.into_os_string().into_string().ok()) {
+        Some(exe) if !same => exe,
+        _ => NAME.to_owned(),
+    }
+}
+
+/// The hook command line, as a shell runs it.
+fn command_line(program: &str, agent: AgentKind) -> String {
+    let word = if program == NAME {
+        NAME.to_owned()
+    } else {
+        quote(program).unwrap_or_else(|_| NAME.into())
+    };
+    format!("{word} hook {}", agent.as_str())
+}
+
+/// Whether `word` names this binary (by path, or by the installed name).
+fn is_our_program(word: &str, current: &str) -> bool {
+    word == current || word.rsplit('/').next() == Some(NAME)
 }
 
 /// Whether a hook command is ours for `agent`.
-fn is_ours(command: &str, agent: AgentKind) -> bool {
+fn is_ours(command: &str, agent: AgentKind, current: &str) -> bool {
     match shell_words::split(command).as_deref() {
-        Ok([program, hook, name]) => {
-            is_our_program(program) && hook == "hook" && name == agent.as_str()
+        Ok([word, hook, name]) => {
+            is_our_program(word, current) && hook == "hook" && name == agent.as_str()
         }
         _ => false,
     }
 }
 
-/// Removes our command from every event; drops what that leaves empty.
-fn strip_json(root: &mut Map<String, Value>, agent: AgentKind) {
-    let Some(Value::Object(hooks)) = root.get_mut("hooks") else {
-        return;
-    };
-    for groups in hooks.values_mut() {
-        let Value::Array(groups) = groups else {
-            continue;
-        };
-        for group in groups.iter_mut() {
-            if let Some(Value::Array(list)) = group.get_mut("hooks") {
-                list.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| is_ours(c, agent))
-                });
-            }
-        }
-        groups.retain(|g| !matches!(g.get("hooks"), Some(Value::Array(l)) if l.is_empty()));
-    }
-    hooks.retain(|_, v| !matches!(v, Value::Array(a) if a.is_empty()));
-    if hooks.is_empty() {
-        root.remove("hooks");
+/// The hook group added to each event.
+fn group(agent: AgentKind, command: &str) -> serde_json::Value {
+    let handler = json!({"type": "command", "command": command});
+    match agent {
+        // Codex: no matcher is "every source".
+        AgentKind::Codex => json!({ "hooks": [handler] }),
+        _ => json!({"matcher": "", "hooks": [handler]}),
     }
 }
 
-fn edit_json(text: &str, agent: AgentKind, install: bool) -> Result<String> {
-    let mut root: Map<String, Value> = if text.trim().is_empty() {
-        Map::new()
+/// Edits a JSON hook file's text; `original` is the file before the first
+/// install (the backup), `None` when it did not exist.
+fn edit_json(
+    text: &str,
+    agent: AgentKind,
+    install: bool,
+    program: &str,
+    original: Option<&str>,
+) -> Result<String> {
+    let wanted = command_line(program, agent);
+    let any = |c: &str| is_ours(c, agent, program);
+    let current = |c: &str| c == wanted;
+    let ours = Ours {
+        any: &any,
+        current: &current,
+    };
+    Ok(if install {
+        hook_config::install(text, events(agent), &group(agent, &wanted), &ours)?
     } else {
-        match serde_json::from_str(text)
-            .context("settings file is not valid JSON; not touching it")?
-        {
-            Value::Object(m) => m,
-            _ => bail!("settings file is not a JSON object; not touching it"),
-        }
-    };
-    strip_json(&mut root, agent);
-    if install {
-        let command = format!(
-            "{} hook {}",
-            quote(&bin_path()).unwrap_or_else(|_| "agent-resume".into()),
-            agent.as_str()
-        );
-        let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-        let Value::Object(hooks) = hooks else {
-            bail!("`hooks` in the settings file is not an object; not touching it")
-        };
-        for event in events(agent) {
-            let groups = hooks.entry(*event).or_insert_with(|| json!([]));
-            let Value::Array(groups) = groups else {
-                bail!("`hooks.{event}` is not a list; not touching it")
-            };
-            groups.push(json!({"matcher": "", "hooks": [{"type": "command", "command": command}]}));
-        }
-    }
-    Ok(serde_json::to_string_pretty(&Value::Object(root))? + "\n")
+        hook_config::uninstall(text, &any, original)?
+    })
 }
 
-fn is_our_notify(a: &toml_edit::Array) -> bool {
+fn is_our_notify(a: &toml_edit::Array, program: &str) -> bool {
     let words: Vec<&str> = a.iter().filter_map(|v| v.as_str()).collect();
-    words.len() >= 3 && is_our_program(words[0]) && words[1] == "hook" && words[2] == "codex"
+    words.len() >= 3
+        && is_our_program(words[0], program)
+        && words[1] == "hook"
+        && words[2] == "codex"
 }
 
-fn edit_toml(text: &str, install: bool) -> Result<String> {
+fn words_of(a: &toml_edit::Array) -> Vec<String> {
+    a.iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Edits `config.toml`'s `notify`. On uninstall, a restored notifier equal
+/// to the one in `original` (the backup) gets its original formatting back.
+fn edit_toml(text: &str, install: bool, program: &str, original: Option<&str>) -> Result<String> {
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .context("config.toml is not valid TOML; not touching it")?;
     let existing = doc.get("notify").and_then(|i| i.as_array()).cloned();
     let chained: Vec<String> = match &existing {
-        Some(a) if is_our_notify(a) => {
-            let words: Vec<String> = a
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect();
+        Some(a) if is_our_notify(a, program) => {
+            let words = words_of(a);
             match words.iter().position(|w| w == "--chain") {
                 Some(i) => words[i + 1..].to_vec(),
                 None => Vec::new(),
             }
         }
-        Some(a) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
+        Some(a) => words_of(a),
         None => {
             if doc.contains_key("notify") {
                 bail!("`notify` in config.toml is not a list; not touching it");
@@ -183,21 +220,44 @@ fn edit_toml(text: &str, install: bool) -> Result<String> {
     };
     let mut words: Vec<String> = Vec::new();
     if install {
-        words.extend([bin_path(), "hook".into(), "codex".into()]);
+        words.extend([program.to_owned(), "hook".into(), "codex".into()]);
         if !chained.is_empty() {
             words.push("--chain".into());
         }
     }
     words.extend(chained);
+    if existing.as_ref().is_some_and(|a| words_of(a) == words) {
+        return Ok(text.to_owned());
+    }
     if words.is_empty() {
         doc.remove("notify");
-    } else {
-        let mut array = toml_edit::Array::new();
-        for w in words {
-            array.push(w);
-        }
-        doc["notify"] = toml_edit::value(array);
+        let out = doc.to_string();
+        // The serializer ends the last key with a newline: a file that had
+        // none before install gets its last byte back.
+        return Ok(match original {
+            Some(o) if o.trim_end_matches('\n') == out.trim_end_matches('\n') => o.to_owned(),
+            _ => out,
+        });
     }
+    let before = original
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
+        .and_then(|d| d.get("notify").and_then(|i| i.as_value()).cloned())
+        .filter(|v| v.as_array().is_some_and(|a| words_of(a) == words));
+    let value = match before {
+        Some(v) => v,
+        None => {
+            let mut array = toml_edit::Array::new();
+            for w in words {
+                array.push(w);
+            }
+            let mut value = toml_edit::Value::Array(array);
+            if let Some(old) = doc.get("notify").and_then(|i| i.as_value()) {
+                *value.decor_mut() = old.decor().clone();
+            }
+            value
+        }
+    };
+    doc["notify"] = toml_edit::Item::Value(value);
     Ok(doc.to_string())
 }
 
@@ -232,6 +292,25 @@ fn diff(old: &str, new: &str) -> String {
     out
 }
 
+/// Creates `dir` and its missing ancestors; returns those it created,
+/// outermost first.
+fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && fs::symlink_metadata(d).is_err())
+        .collect();
+    missing.reverse();
+    let mut created = Vec::new();
+    for d in missing {
+        match fs::create_dir(d) {
+            Ok(()) => created.push(d.to_path_buf()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e).context("cannot create the configuration directory"),
+        }
+    }
+    Ok(created)
+}
+
 /// Replaces the file's contents atomically. A symlinked settings file (a
 /// dotfiles checkout) is written through: its target is replaced, the link
 /// stays. The file keeps its permissions (new files are 0600).
@@ -242,15 +321,10 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
         }
         _ => path.to_path_buf(),
     };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).context("cannot create the configuration directory")?;
-    }
     let mode = fs::metadata(&path).map_or(0o600, |m| {
         std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
     });
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".agent-resume.tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = sidecar(&path, ".agent-resume.tmp");
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -261,6 +335,95 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     f.write_all(text.as_bytes())?;
     f.sync_all()?;
     fs::rename(&tmp, &path).context("cannot replace the configuration file")
+}
+
+/// `<path><suffix>`, beside the file.
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// The copy of the file as it was before the first install.
+const BACKUP: &str = ".agent-resume.bak";
+/// The record of a file install created, and of the directories it made.
+const CREATED: &str = ".agent-resume.created";
+
+/// Writes `<path><suffix>` unless it exists: never overwritten.
+fn write_once(path: &Path, suffix: &str, text: &str) -> Result<()> {
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(sidecar(path, suffix))
+    {
+        Ok(mut f) => f
+            .write_all(text.as_bytes())
+            .context("cannot write the backup"),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e).context("cannot write the backup"),
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>> {
+    match agent_resume_discover::file::read_text(
+        path,
+        agent_resume_discover::file::Kind::AgentSettings,
+        16 << 20,
+    ) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.is_missing() => Ok(None),
+        Err(e) => Err(e).context("cannot read the agent's configuration"),
+    }
+}
+
+/// The first Codex with `SessionStart` hooks on by default.
+const CODEX_HOOKS_SINCE: (u64, u64, u64) = (0, 125, 0);
+
+/// What the `codex` on `PATH` says of hooks.
+#[derive(Debug, PartialEq, Eq)]
+enum CodexHooks {
+    Supported,
+    TooOld(String),
+    /// No `codex` on `PATH`, or an unreadable version: install the hook (an
+    /// older Codex ignores `hooks.json`).
+    Unknown,
+}
+
+fn version_of(text: &str) -> Option<(u64, u64, u64)> {
+    text.split_whitespace().find_map(|w| {
+        let mut parts = w.trim_start_matches('v').splitn(3, '.');
+        let mut number = || -> Option<u64> {
+            let p = parts.next()?;
+            let digits = &p[..p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len())];
+            digits.parse().ok()
+        };
+        Some((number()?, number()?, number()?))
+    })
+}
+
+fn codex_hooks(version_output: Option<&str>) -> CodexHooks {
+    match version_output.and_then(version_of) {
+        None => CodexHooks::Unknown,
+        Some(v) if v >= CODEX_HOOKS_SINCE => CodexHooks::Supported,
+        Some((a, b, c)) => CodexHooks::TooOld(format!("{a}.{b}.{c}")),
+    }
+}
+
+/// What becomes of one file.
+enum Action {
+    /// Already as wanted.
+    Keep,
+    /// New contents.
+    Write(String),
+    /// Install created it: it goes.
+    Remove,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Toml,
 }
 
 pub fn run(args: Args, install: bool) -> Result<ExitCode> {
@@ -276,62 +439,128 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
-    let old = match agent_resume_discover::file::read_text(
-        &path,
-        agent_resume_discover::file::Kind::AgentSettings,
-        16 << 20,
-    ) {
-        Ok(t) => t,
-        Err(e) if e.is_missing() => String::new(),
-        Err(e) => return Err(e).context("cannot read the agent's configuration"),
-    };
-    let new = if agent == AgentKind::Codex {
-        edit_toml(&old, install)?
-    } else {
-        edit_json(&old, agent, install)?
-    };
-    let shown = crate::paths::show(&path);
-    if args.dry_run {
-        print!("--- {shown}\n+++ {shown}\n{}", diff(&old, &new));
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Semantically unchanged (JSON may differ only in formatting): no write.
-    let same = old == new
-        || (old.trim().is_empty() && !install)
-        || (agent != AgentKind::Codex
-            && serde_json::from_str::<Value>(&old).ok()
-                == serde_json::from_str::<Value>(&new).ok());
-    if same {
-        eprintln!(
-            "agent-resume: {shown} already {}",
-            if install {
-                "has the hooks"
-            } else {
-                "has no hooks of ours"
-            }
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if !old.is_empty() {
-        let mut backup = path.as_os_str().to_owned();
-        backup.push(".agent-resume.bak");
-        fs::write(PathBuf::from(backup), &old).context("cannot write the backup")?;
-    }
-    write_atomic(&path, &new)?;
-    eprintln!(
-        "agent-resume: {} {shown}",
-        if install {
-            "installed hooks in"
+    let program = program();
+    let mut files = Vec::new();
+    if agent == AgentKind::Codex {
+        files.push((path.clone(), Format::Toml));
+        let support = if install {
+            let out =
+                crate::process::output_within(&["codex", "--version"], Duration::from_secs(5));
+            codex_hooks(out.as_deref())
         } else {
-            "removed hooks from"
+            CodexHooks::Supported
+        };
+        match support {
+            CodexHooks::TooOld(v) => eprintln!(
+                "agent-resume: codex {v} has no SessionStart hooks; using notify only (Codex reports after each reply)"
+            ),
+            CodexHooks::Supported | CodexHooks::Unknown => {
+                files.push((path.with_file_name("hooks.json"), Format::Json));
+            }
         }
-    );
+    } else {
+        files.push((path, Format::Json));
+    }
+    if !install {
+        // Undo in reverse: the file whose install made the folders goes last.
+        files.reverse();
+    }
+    for (path, format) in files {
+        let old = read(&path)?;
+        let backup = read(&sidecar(&path, BACKUP))?;
+        let text = old.as_deref().unwrap_or("");
+        let new = match format {
+            Format::Toml => edit_toml(text, install, &program, backup.as_deref())?,
+            Format::Json => edit_json(text, agent, install, &program, backup.as_deref())?,
+        };
+        let shown = crate::paths::show(&path);
+        let record = sidecar(&path, CREATED);
+        let action = if old.as_deref() == Some(new.as_str()) || (old.is_none() && !install) {
+            Action::Keep
+        } else if install {
+            Action::Write(new)
+        } else {
+            let empty = hook_config::is_blank(&new) || hook_config::is_empty_object(&new);
+            let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            match &backup {
+                // Install created this file.
+                None if empty && !is_link && read(&record)?.is_some() => Action::Remove,
+                Some(b) if empty && hook_config::is_blank(b) => Action::Write(b.clone()),
+                _ => Action::Write(new),
+            }
+        };
+        if args.dry_run {
+            match &action {
+                Action::Keep => print!("--- {shown}\n+++ {shown}\n{}", diff(text, text)),
+                Action::Write(new) => print!("--- {shown}\n+++ {shown}\n{}", diff(text, new)),
+                Action::Remove => print!("--- {shown}\n+++ /dev/null\n{}", diff(text, "")),
+            }
+            continue;
+        }
+        match action {
+            Action::Keep => eprintln!(
+                "agent-resume: {shown} already {}",
+                if install {
+                    "has the hooks"
+                } else {
+                    "has no hooks of ours"
+                }
+            ),
+            Action::Write(new) if install => {
+                match &old {
+                    Some(original) => write_once(&path, BACKUP, original)?,
+                    None => {
+                        let dir = path.parent().unwrap_or(Path::new(""));
+                        let created: Vec<String> = create_dirs(dir)?
+                            .iter()
+                            .map(|d| d.to_string_lossy().into_owned())
+                            .collect();
+                        write_once(&path, CREATED, &(json!(created).to_string() + "\n"))?;
+                    }
+                }
+                write_atomic(&path, &new)?;
+                eprintln!("agent-resume: installed hooks in {shown}");
+                if agent == AgentKind::Codex && format == Format::Json {
+                    eprintln!(
+                        "agent-resume: Codex asks you to review this new hook at its next start: \
+                         choose \"Trust all and continue\" (or review it in /hooks) to let \
+                         `agent-resume hook codex` run at session start; until then notify \
+                         records Codex after its first reply"
+                    );
+                }
+            }
+            Action::Write(new) => {
+                write_atomic(&path, &new)?;
+                if backup.as_deref() == Some(new.as_str()) {
+                    fs::remove_file(sidecar(&path, BACKUP)).context("cannot remove the backup")?;
+                }
+                eprintln!("agent-resume: removed hooks from {shown}");
+            }
+            Action::Remove => {
+                // With the folders install made for it, each only if empty.
+                fs::remove_file(&path).context("cannot remove the configuration file")?;
+                let dirs: Vec<String> = read(&record)?
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default();
+                fs::remove_file(&record).context("cannot remove the install record")?;
+                for d in dirs.iter().rev() {
+                    if fs::remove_dir(d).is_err() {
+                        break;
+                    }
+                }
+                eprintln!("agent-resume: removed {shown} (install had created it)");
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    const BIN: &str = "/opt/bin/agent-resume";
 
     const SETTINGS: &str = r#"{
   "model": "opus",
@@ -349,10 +578,10 @@ mod tests {
     }
 
     #[test]
-    fn claude_install_is_idempotent_keeps_unrelated_keys_and_uninstall_restores() {
-        let once = edit_json(SETTINGS, AgentKind::Claude, true).expect("installs");
-        let twice = edit_json(&once, AgentKind::Claude, true).expect("installs again");
-        assert_eq!(v(&once), v(&twice));
+    fn claude_install_is_idempotent_keeps_unrelated_keys_and_uninstall_restores_the_bytes() {
+        let once = edit_json(SETTINGS, AgentKind::Claude, true, BIN, None).expect("installs");
+        let twice = edit_json(&once, AgentKind::Claude, true, BIN, None).expect("again");
+        assert_eq!(once, twice);
         let parsed = v(&once);
         assert_eq!(parsed["model"], "opus");
         assert_eq!(parsed["permissions"]["allow"][0], "Bash(ls)");
@@ -363,63 +592,119 @@ mod tests {
         assert!(
             parsed["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
                 .as_str()
-                .is_some_and(|c| is_ours(c, AgentKind::Claude))
+                .is_some_and(|c| is_ours(c, AgentKind::Claude, BIN))
         );
-        let back = edit_json(&once, AgentKind::Claude, false).expect("uninstalls");
-        assert_eq!(v(&back), v(SETTINGS));
-        // Keys keep their order.
-        let keys: Vec<String> = v(&back)
-            .as_object()
-            .expect("object")
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(keys, ["model", "hooks", "permissions"]);
+        let back =
+            edit_json(&once, AgentKind::Claude, false, BIN, Some(SETTINGS)).expect("uninstalls");
+        assert_eq!(back, SETTINGS);
+    }
+
+    #[test]
+    fn an_entry_naming_a_moved_binary_is_replaced_by_the_current_one() {
+        let old = edit_json(SETTINGS, AgentKind::Claude, true, "/old/agent-resume", None)
+            .expect("installs");
+        let new = edit_json(&old, AgentKind::Claude, true, NAME, None).expect("reinstalls");
+        assert!(!new.contains("/old/"), "{new}");
+        assert_eq!(
+            new.matches("\"agent-resume hook claude\"").count(),
+            2,
+            "{new}"
+        );
+    }
+
+    #[test]
+    fn the_hook_command_quotes_an_absolute_path_and_leaves_the_path_name_bare() {
+        assert_eq!(
+            command_line(NAME, AgentKind::Gemini),
+            "agent-resume hook gemini"
+        );
+        assert_eq!(
+            command_line("/my dir/agent-resume", AgentKind::Qwen),
+            "'/my dir/agent-resume' hook qwen"
+        );
+        assert!(is_ours(
+            "'/my dir/agent-resume' hook qwen",
+            AgentKind::Qwen,
+            NAME
+        ));
+        assert!(!is_ours("agent-resume hook qwen", AgentKind::Gemini, NAME));
     }
 
     #[test]
     fn settings_that_are_not_an_object_are_never_touched() {
-        assert!(edit_json("[1]", AgentKind::Claude, true).is_err());
-        assert!(edit_json("{", AgentKind::Claude, true).is_err());
-        assert!(edit_json(r#"{"hooks": 3}"#, AgentKind::Claude, true).is_err());
+        for text in ["[1]", "{", r#"{"hooks": 3}"#] {
+            assert!(edit_json(text, AgentKind::Claude, true, BIN, None).is_err());
+        }
+    }
+
+    fn notify(text: &str) -> Vec<String> {
+        let doc: toml_edit::DocumentMut = text.parse().expect("toml");
+        words_of(doc["notify"].as_array().expect("array"))
     }
 
     #[test]
-    fn codex_notify_chains_an_existing_notifier_and_uninstall_restores_it() {
-        let config = "# my config\nmodel = \"o3\"\nnotify = [\"notify-send\", \"-u\", \"low\"]\n\n[profiles.fast]\nmodel = \"o4-mini\"\n";
-        let once = edit_toml(config, true).expect("installs");
-        assert!(once.contains("# my config"));
-        assert!(once.contains("[profiles.fast]"));
-        let doc: toml_edit::DocumentMut = once.parse().expect("toml");
-        let words: Vec<&str> = doc["notify"]
-            .as_array()
-            .expect("array")
-            .iter()
-            .filter_map(|v| v.as_str())
-            .collect();
-        assert_eq!(
-            &words[1..],
-            ["hook", "codex", "--chain", "notify-send", "-u", "low"]
+    fn codex_notify_chains_an_existing_notifier_and_uninstall_restores_the_bytes() {
+        let config = "# my config\nmodel = \"o3\"\nnotify = [ \"notify-send\",\"-u\", \"low\" ] # mine\n\n[profiles.fast]\nmodel = \"o4-mini\"\n";
+        let once = edit_toml(config, true, BIN, None).expect("installs");
+        assert!(
+            once.contains("# my config") && once.contains("# mine"),
+            "{once}"
         );
-        assert_eq!(edit_toml(&once, true).expect("again"), once, "idempotent");
-        let back = edit_toml(&once, false).expect("uninstalls");
-        let doc: toml_edit::DocumentMut = back.parse().expect("toml");
-        let words: Vec<&str> = doc["notify"]
-            .as_array()
-            .expect("array")
-            .iter()
-            .filter_map(|v| v.as_str())
-            .collect();
-        assert_eq!(words, ["notify-send", "-u", "low"]);
-        assert!(back.contains("# my config"));
+        assert!(once.contains("[profiles.fast]"));
+        assert_eq!(
+            notify(&once),
+            [BIN, "hook", "codex", "--chain", "notify-send", "-u", "low"]
+        );
+        assert_eq!(edit_toml(&once, true, BIN, None).expect("again"), once);
+        let back = edit_toml(&once, false, BIN, Some(config)).expect("uninstalls");
+        assert_eq!(back, config);
+        // Without the backup, the notifier still comes back.
+        let back = edit_toml(&once, false, BIN, None).expect("uninstalls");
+        assert_eq!(notify(&back), ["notify-send", "-u", "low"]);
     }
 
     #[test]
     fn codex_without_a_notifier_gets_ours_and_loses_it_on_uninstall() {
-        let once = edit_toml("model = \"o3\"\n", true).expect("installs");
-        assert!(once.contains("\"hook\", \"codex\"]"));
-        let back = edit_toml(&once, false).expect("uninstalls");
-        assert_eq!(back, "model = \"o3\"\n");
+        for config in [
+            "model = \"o3\"\n",
+            "model = \"o3\"",
+            "# top\nmodel = \"o3\" # m\n\n# tables\n[profiles.fast]\nmodel = \"x\"\n",
+            "[profiles.fast]\nmodel = \"x\"\n",
+            "",
+        ] {
+            let once = edit_toml(config, true, BIN, None).expect("installs");
+            assert!(once.contains("\"hook\", \"codex\"]"), "{once}");
+            let back = edit_toml(&once, false, BIN, Some(config)).expect("uninstalls");
+            assert_eq!(back, config);
+        }
+    }
+
+    #[test]
+    fn codex_hooks_are_installed_from_0_125_on_and_when_no_codex_answers() {
+        assert_eq!(
+            codex_hooks(Some("codex-cli 0.171.0\n")),
+            CodexHooks::Supported
+        );
+        assert_eq!(
+            codex_hooks(Some("codex-cli 0.125.0-alpha.2")),
+            CodexHooks::Supported
+        );
+        assert_eq!(
+            codex_hooks(Some("codex-cli 0.116.1")),
+            CodexHooks::TooOld("0.116.1".into())
+        );
+        assert_eq!(codex_hooks(None), CodexHooks::Unknown);
+        assert_eq!(codex_hooks(Some("garbage")), CodexHooks::Unknown);
+    }
+
+    #[test]
+    fn codex_hooks_json_gets_a_session_start_group_without_a_matcher() {
+        let once = edit_json("", AgentKind::Codex, true, NAME, None).expect("installs");
+        assert_eq!(
+            v(&once),
+            json!({"hooks": {"SessionStart": [{"hooks": [
+                {"type": "command", "command": "agent-resume hook codex"}]}]}})
+        );
     }
 
     #[test]

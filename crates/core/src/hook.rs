@@ -297,6 +297,17 @@ mod tests {
     }
 
     #[test]
+    fn codex_session_start_hook_as_codex_0_171_sends_it() {
+        // Captured from `codex exec` 0.171.0 running a `hooks.json`
+        // SessionStart command (only the home directory renamed).
+        let p = r#"{"session_id":"01a23012-56b3-7110-9b08-b19de01699f8","transcript_path":"/home/me/.codex/sessions/2026/12/01/rollout-2026-12-01T05-27-17-01a23012-56b3-7110-9b08-b19de01699f8.jsonl","cwd":"/home/me/proj","hook_event_name":"SessionStart","model":"gpt-6.2-sol","permission_mode":"bypassPermissions","source":"startup"}"#;
+        let r = ok(AgentKind::Codex, p);
+        assert_eq!(r.session_id, "01a23012-56b3-7110-9b08-b19de01699f8");
+        assert_eq!((r.event, r.headless), (HookEvent::SessionStart, false));
+        assert_eq!(r.cwd, Some(PathBuf::from("/home/me/proj")));
+    }
+
+    #[test]
     fn grok_uses_camel_case_session_id() {
         let p = format!(
             r#"{{"hookEventName":"pre_tool_use","hook_event_name":"PreToolUse","sessionId":"{U7}","cwd":"/Users/you/project",

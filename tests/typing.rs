@@ -30,8 +30,12 @@ use std::process::{Command, Output, Stdio};
 use common_tmux::{require, wait_for, Sh, Tmux};
 use serde_json::Value;
 
-/// The session id recorded for the pane.
-const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+/// A fresh session id for each world's pane: restore skips an id that any
+/// live process on the machine holds (`already_running`), and tests in
+/// other processes run stand-ins resuming their own ids at the same time.
+fn fresh_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
 
 /// Every shell's prompt.
 const PROMPT: &str = "READY$";
@@ -52,6 +56,8 @@ struct World {
     shell: PathBuf,
     dir: tempfile::TempDir,
     tmux: Tmux,
+    /// The session id recorded for the pane.
+    id: String,
 }
 
 impl World {
@@ -83,6 +89,7 @@ impl World {
             shell,
             dir,
             tmux: Tmux::start(),
+            id: fresh_id(),
         };
         let agent = w.p("bin/claude");
         fs::write(
@@ -244,7 +251,7 @@ impl World {
             "--agent".as_ref(),
             "claude".as_ref(),
             "--session-id".as_ref(),
-            ID.as_ref(),
+            self.id.as_ref(),
             "--cwd".as_ref(),
             work.as_os_str(),
             "--invocation".as_ref(),

@@ -49,6 +49,7 @@ mod parse;
 pub mod probe;
 pub mod read;
 pub mod resolve;
+pub mod resumable;
 pub mod running;
 mod store;
 pub mod text;

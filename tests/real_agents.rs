@@ -344,7 +344,7 @@ struct Sandbox {
     dir: tempfile::TempDir,
     env: Vec<(OsString, OsString)>,
     /// Kept for the sandbox's lifetime: dropped, it stops.
-    _server: StandIn,
+    server: StandIn,
     cli: &'static Cli,
     exe: PathBuf,
 }
@@ -391,7 +391,7 @@ impl Sandbox {
         set("NO_UPDATE_NOTIFIER", &"1");
         set("CI", &"");
         fs::create_dir_all(home.join(".codex")).unwrap();
-        let sb = Sandbox { dir, env, _server: server, cli, exe };
+        let sb = Sandbox { dir, env, server, cli, exe };
         sb.seed();
         sb.ar_ok(&["enable"]);
         sb
@@ -433,7 +433,17 @@ impl Sandbox {
                 let s = json!({"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "standin"}});
                 fs::write(home.join(".qwen/settings.json"), s.to_string()).unwrap();
             }
-            _ => {}
+            _ => {
+                // Codex reaches its model through a provider of the
+                // config's own (it does not follow OPENAI_BASE_URL).
+                let config = format!(
+                    "model = \"standin\"\nmodel_provider = \"standin\"\n\n\
+                     [model_providers.standin]\nname = \"standin\"\nbase_url = \"{}/v1\"\n\
+                     env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+                    self.server.url()
+                );
+                fs::write(home.join(".codex/config.toml"), config).unwrap();
+            }
         }
     }
 
@@ -789,12 +799,53 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
         rollouts[0].to_string_lossy().contains(&id) && id.len() == 36,
         "{name}: the rollout names its id: {rollouts:?}"
     );
+    assert!(sb.recordings().is_empty(), "{name}: the exec run became a recording");
+
+    // Interactive: the turn-complete `notify` records the pane with the id
+    // of the rollout Codex wrote.
+    let tmux = sb.tmux();
+    let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let rec = loop {
+        if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
+            break r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: no recording from notify; the screen:\n{}",
+            tmux.screen(&pane)
+        );
+        // Codex takes a fast burst of keys for a paste: the Enter that
+        // submits comes on its own.
+        tmux.type_line(&pane, "hello");
+        std::thread::sleep(Duration::from_secs(1));
+        tmux.type_line(&pane, "");
+        std::thread::sleep(Duration::from_secs(2));
+    };
+    drop(tmux);
+    let tui_id = rec["session_id"].as_str().expect("a session id").to_owned();
+    // Codex's TUI also sends `notify` for its own task-title thread, which
+    // has no rollout: that id must never replace the session's. Its
+    // report is the hook's to log.
+    let log = sb.home().join(".local/state/agent-resume/hook.log");
+    wait_for(&format!("{name}: the task-title thread's notify"), || {
+        fs::read_to_string(&log).ok().filter(|l| l.contains("no rollout"))
+    });
+    let rec = sb.recordings().into_iter().find(|r| r["agent"] == "codex").expect("the recording");
+    let tui_id = rec["session_id"].as_str().expect("a session id").to_owned();
+    assert_eq!(
+        sb.transcripts_of(&tui_id).len(),
+        1,
+        "{name}: the recorded id {tui_id} is a rollout's id: {:?}",
+        files_under(&sb.home().join(".codex/sessions"))
+    );
+
     let (refusal, code) = no_such_session(&CODEX);
-    let real = sb.cli(&headless_args(&CODEX, "again", Some(&id)), &[]);
+    let real = sb.cli(&headless_args(&CODEX, "again", Some(&tui_id)), &[]);
     let real_all = format!("{}{}", text(&real.stdout), text(&real.stderr));
     assert!(
         real.status.success() && !real_all.contains(refusal),
-        "{name}: `exec resume {id}` is refused ({:?}):\n{real_all}",
+        "{name}: `exec resume {tui_id}` is refused ({:?}):\n{real_all}",
         real.status
     );
     let fake = sb.cli(&headless_args(&CODEX, "again", Some(MADE_UP)), &[]);
@@ -811,6 +862,7 @@ const LAUNCHER_PANE: &str = "7d3c1f2a-5b6e-4c8d-9a0b-1c2d3e4f5a6b";
 /// never a pane's recording, whoever launched them.
 #[test]
 fn headless_runs_of_every_cli_never_become_a_pane_recording() {
+    let mut recorded = Vec::new();
     for cli in [&CLAUDE, &GEMINI, &QWEN, &CODEX] {
         let sb = Sandbox::new(cli, true);
         let name = sb.name();
@@ -824,8 +876,11 @@ fn headless_runs_of_every_cli_never_become_a_pane_recording() {
             text(&out.stderr)
         );
         let recs = sb.recordings();
-        assert!(recs.is_empty(), "{name}: a headless run became a pane recording: {recs:?}");
+        if !recs.is_empty() {
+            recorded.push(format!("{name}: {recs:?}"));
+        }
     }
+    assert!(recorded.is_empty(), "headless runs became pane recordings:\n{}", recorded.join("\n"));
 }
 
 /// The shell integration in bash, and the CLI under it, as a user runs it.

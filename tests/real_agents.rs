@@ -828,11 +828,12 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
     // has no rollout: that id must never replace the session's. Its
     // report is the hook's to log.
     let log = sb.home().join(".local/state/agent-resume/hook.log");
-    wait_for(&format!("{name}: the task-title thread's notify"), || {
-        fs::read_to_string(&log).ok().filter(|l| l.contains("no rollout"))
+    let tui_id = wait_for(&format!("{name}: the task-title thread's notify"), || {
+        let rec = sb.recordings().into_iter().find(|r| r["agent"] == "codex")?;
+        let id = rec["session_id"].as_str()?.to_owned();
+        let logged = fs::read_to_string(&log).is_ok_and(|l| l.contains("no rollout"));
+        (logged || sb.transcripts_of(&id).is_empty()).then_some(id)
     });
-    let rec = sb.recordings().into_iter().find(|r| r["agent"] == "codex").expect("the recording");
-    let tui_id = rec["session_id"].as_str().expect("a session id").to_owned();
     assert_eq!(
         sb.transcripts_of(&tui_id).len(),
         1,

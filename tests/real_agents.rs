@@ -57,10 +57,30 @@ impl Cli {
 }
 
 // The pinned versions: one line each.
-const CLAUDE: Cli = Cli { agent: "claude", package: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" };
-const GEMINI: Cli = Cli { agent: "gemini", package: "@google/gemini-cli", version: "0.61.0", bin: "gemini" };
-const QWEN: Cli = Cli { agent: "qwen", package: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" };
-const CODEX: Cli = Cli { agent: "codex", package: "@openai/codex", version: "0.171.0", bin: "codex" };
+const CLAUDE: Cli = Cli {
+    agent: "claude",
+    package: "@anthropic-ai/claude-code",
+    version: "2.1.332",
+    bin: "claude",
+};
+const GEMINI: Cli = Cli {
+    agent: "gemini",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    bin: "gemini",
+};
+const QWEN: Cli = Cli {
+    agent: "qwen",
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    bin: "qwen",
+};
+const CODEX: Cli = Cli {
+    agent: "codex",
+    package: "@openai/codex",
+    version: "0.171.0",
+    bin: "codex",
+};
 
 /// The Gemini model named on every run: with a fixed model Gemini skips its
 /// routing classifier and makes exactly one model call per turn.
@@ -77,6 +97,26 @@ fn agent_resume() -> &'static Path {
 }
 
 // ------------------------------------------------------------ install ----
+
+/// `node` or `npm`, or a failure naming it: these tests never skip.
+fn node_tool(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "`{name}` is required by tests/real_agents.rs (the real agent CLIs are \
+                 installed from npm and run on node) and is not installed; these tests never \
+                 skip (apt-get install -y --no-install-recommends nodejs npm, or run \
+                 scripts/test as root)"
+            )
+        })
+}
 
 /// Where the pinned CLIs are cached.
 fn cache_root() -> PathBuf {
@@ -104,8 +144,8 @@ fn installed(cli: &Cli) -> PathBuf {
     if bin.is_file() {
         return bin;
     }
-    let npm = require("npm");
-    require("node");
+    let npm = node_tool("npm");
+    node_tool("node");
     let part = PathBuf::from(format!("{}.part-{}", dir.display(), std::process::id()));
     let _ = fs::remove_dir_all(&part);
     fs::create_dir_all(&part).expect("creates the npm cache directory");
@@ -134,7 +174,12 @@ fn installed(cli: &Cli) -> PathBuf {
         // Another test installed it first.
         let _ = fs::remove_dir_all(&part);
     }
-    assert!(bin.is_file(), "{}: {} is not installed", cli.name(), bin.display());
+    assert!(
+        bin.is_file(),
+        "{}: {} is not installed",
+        cli.name(),
+        bin.display()
+    );
     bin
 }
 
@@ -191,7 +236,9 @@ impl Drop for StandIn {
 /// it or a read times out.
 fn serve(conn: TcpStream, replies: bool) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
-    let Ok(mut out) = conn.try_clone() else { return };
+    let Ok(mut out) = conn.try_clone() else {
+        return;
+    };
     let mut reader = BufReader::new(conn);
     while let Some((method, path, body)) = read_request(&mut reader) {
         let (status, ctype, payload) = respond(&method, &path, &body, replies);
@@ -266,8 +313,17 @@ fn sse(events: &[(&str, Value)]) -> Vec<u8> {
 
 /// The reply to one request: a short valid model reply where a turn must
 /// complete, 404 for everything else.
-fn respond(method: &str, path: &str, body: &[u8], replies: bool) -> (&'static str, &'static str, Vec<u8>) {
-    let not_found = ("404 Not Found", "application/json", br#"{"error":{"message":"not found"}}"#.to_vec());
+fn respond(
+    method: &str,
+    path: &str,
+    body: &[u8],
+    replies: bool,
+) -> (&'static str, &'static str, Vec<u8>) {
+    let not_found = (
+        "404 Not Found",
+        "application/json",
+        br#"{"error":{"message":"not found"}}"#.to_vec(),
+    );
     if method != "POST" || !replies {
         return not_found;
     }
@@ -286,14 +342,33 @@ fn respond(method: &str, path: &str, body: &[u8], replies: bool) -> (&'static st
             m["stop_reason"] = json!("end_turn");
             return ("200 OK", "application/json", m.to_string().into_bytes());
         }
-        return ("200 OK", "text/event-stream", sse(&[
-            ("message_start", json!({"type": "message_start", "message": message})),
-            ("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
-            ("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}})),
-            ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
-            ("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 1}})),
-            ("message_stop", json!({"type": "message_stop"})),
-        ]));
+        return (
+            "200 OK",
+            "text/event-stream",
+            sse(&[
+                (
+                    "message_start",
+                    json!({"type": "message_start", "message": message}),
+                ),
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+                ),
+                (
+                    "content_block_stop",
+                    json!({"type": "content_block_stop", "index": 0}),
+                ),
+                (
+                    "message_delta",
+                    json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 1}}),
+                ),
+                ("message_stop", json!({"type": "message_stop"})),
+            ]),
+        );
     }
     if route.ends_with(":streamGenerateContent") || route.ends_with(":generateContent") {
         let r = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
@@ -304,7 +379,11 @@ fn respond(method: &str, path: &str, body: &[u8], replies: bool) -> (&'static st
         if path.contains("alt=sse") {
             return ("200 OK", "text/event-stream", sse(&[("", r)]));
         }
-        return ("200 OK", "application/json", json!([r]).to_string().into_bytes());
+        return (
+            "200 OK",
+            "application/json",
+            json!([r]).to_string().into_bytes(),
+        );
     }
     if route.ends_with("/chat/completions") {
         let usage = json!({"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2});
@@ -314,10 +393,16 @@ fn respond(method: &str, path: &str, body: &[u8], replies: bool) -> (&'static st
             return ("200 OK", "application/json", r.to_string().into_bytes());
         }
         let mut out = sse(&[
-            ("", json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
-                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": null}]})),
-            ("", json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
-                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage})),
+            (
+                "",
+                json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": null}]}),
+            ),
+            (
+                "",
+                json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}),
+            ),
         ]);
         out.extend_from_slice(b"data: [DONE]\n\n");
         return ("200 OK", "text/event-stream", out);
@@ -325,13 +410,26 @@ fn respond(method: &str, path: &str, body: &[u8], replies: bool) -> (&'static st
     if route.ends_with("/responses") {
         let item = json!({"type": "message", "role": "assistant", "id": "msg_standin",
             "content": [{"type": "output_text", "text": "ok", "annotations": []}]});
-        return ("200 OK", "text/event-stream", sse(&[
-            ("response.created", json!({"type": "response.created", "response": {"id": "resp_standin"}})),
-            ("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": item})),
-            ("response.completed", json!({"type": "response.completed", "response": {"id": "resp_standin",
+        return (
+            "200 OK",
+            "text/event-stream",
+            sse(&[
+                (
+                    "response.created",
+                    json!({"type": "response.created", "response": {"id": "resp_standin"}}),
+                ),
+                (
+                    "response.output_item.done",
+                    json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+                ),
+                (
+                    "response.completed",
+                    json!({"type": "response.completed", "response": {"id": "resp_standin",
                 "usage": {"input_tokens": 1, "input_tokens_details": null, "output_tokens": 1,
-                          "output_tokens_details": null, "total_tokens": 2}}})),
-        ]));
+                          "output_tokens_details": null, "total_tokens": 2}}}),
+                ),
+            ]),
+        );
     }
     not_found
 }
@@ -352,15 +450,23 @@ struct Sandbox {
 impl Sandbox {
     fn new(cli: &'static Cli, replies: bool) -> Sandbox {
         let exe = installed(cli);
-        let node = require("node");
+        let node = node_tool("node");
         let dir = tempfile::tempdir().expect("a temp dir");
         let root = dir.path();
         let home = root.join("home");
-        for d in ["home/.config", "home/.local/share", "home/.local/state", "home/.cache", "work/proj", "bin"] {
+        for d in [
+            "home/.config",
+            "home/.local/share",
+            "home/.local/state",
+            "home/.cache",
+            "work/proj",
+            "bin",
+        ] {
             fs::create_dir_all(root.join(d)).expect("creates the sandbox");
         }
         // agent-resume on PATH, as a user installs it.
-        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume")).expect("links agent-resume");
+        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
+            .expect("links agent-resume");
         let path = format!(
             "{}:{}:{}:/usr/local/bin:/usr/bin:/bin",
             root.join("bin").display(),
@@ -370,7 +476,8 @@ impl Sandbox {
         let server = StandIn::start(replies);
         let url = server.url();
         let mut env: Vec<(OsString, OsString)> = Vec::new();
-        let mut set = |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.push((k.into(), v.as_ref().to_owned()));
+        let mut set =
+            |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.push((k.into(), v.as_ref().to_owned()));
         set("PATH", &path);
         set("HOME", &home);
         set("LANG", &"C.UTF-8");
@@ -391,7 +498,13 @@ impl Sandbox {
         set("NO_UPDATE_NOTIFIER", &"1");
         set("CI", &"");
         fs::create_dir_all(home.join(".codex")).unwrap();
-        let sb = Sandbox { dir, env, server, cli, exe };
+        let sb = Sandbox {
+            dir,
+            env,
+            server,
+            cli,
+            exe,
+        };
         sb.seed();
         sb.ar_ok(&["enable"]);
         sb
@@ -458,7 +571,10 @@ impl Sandbox {
     }
 
     fn ar(&self, args: &[&str]) -> Output {
-        self.command(agent_resume()).args(args).output().expect("agent-resume runs")
+        self.command(agent_resume())
+            .args(args)
+            .output()
+            .expect("agent-resume runs")
     }
 
     fn ar_ok(&self, args: &[&str]) -> String {
@@ -490,7 +606,11 @@ impl Sandbox {
             Ok(out) => out.expect("the CLI's output"),
             Err(_) => {
                 kill_tree(pid);
-                panic!("{}: `{} {args:?}` did not end within {RUN_LIMIT:?}", self.name(), self.cli.bin);
+                panic!(
+                    "{}: `{} {args:?}` did not end within {RUN_LIMIT:?}",
+                    self.name(),
+                    self.cli.bin
+                );
             }
         }
     }
@@ -512,7 +632,11 @@ impl Sandbox {
             "qwen" => self.home().join(".qwen/projects"),
             _ => self.home().join(".codex/sessions"),
         };
-        let short = if self.cli.agent == "gemini" { &id[..8] } else { id };
+        let short = if self.cli.agent == "gemini" {
+            &id[..8]
+        } else {
+            id
+        };
         files_under(&store)
             .into_iter()
             .filter(|p| {
@@ -526,8 +650,13 @@ impl Sandbox {
     /// file's own id for the other stores.
     fn transcript_id(&self, path: &Path) -> String {
         let text = fs::read_to_string(path).unwrap_or_default();
-        let first: Value = serde_json::from_str(text.lines().next().unwrap_or("{}")).unwrap_or(Value::Null);
-        first["sessionId"].as_str().or(first["payload"]["id"].as_str()).unwrap_or("").to_owned()
+        let first: Value =
+            serde_json::from_str(text.lines().next().unwrap_or("{}")).unwrap_or(Value::Null);
+        first["sessionId"]
+            .as_str()
+            .or(first["payload"]["id"].as_str())
+            .unwrap_or("")
+            .to_owned()
     }
 
     /// A private tmux server whose panes have exactly the sandbox's
@@ -535,13 +664,32 @@ impl Sandbox {
     /// then the server.
     fn tmux(&self) -> Server {
         let config = self.root().join("tmux.conf");
-        fs::write(&config, "set -g remain-on-exit on\nset -g history-limit 10000\n").unwrap();
+        fs::write(
+            &config,
+            "set -g remain-on-exit on\nset -g history-limit 10000\n",
+        )
+        .unwrap();
         let tmux = Tmux::private(&config, self.env.clone());
-        tmux.ok(&["new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c"]
-            .iter()
-            .map(OsString::from)
-            .chain([self.proj().into_os_string(), "--".into(), require("sleep").into_os_string(), "100000".into()])
-            .collect::<Vec<_>>());
+        tmux.ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+        ]
+        .iter()
+        .map(OsString::from)
+        .chain([
+            self.proj().into_os_string(),
+            "--".into(),
+            require("sleep").into_os_string(),
+            "100000".into(),
+        ])
+        .collect::<Vec<_>>());
         Server(tmux)
     }
 }
@@ -565,7 +713,9 @@ impl Drop for Server {
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir(dir) else { return out };
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -585,7 +735,9 @@ fn tree(pid: u32) -> Vec<u32> {
         let parent = all[i];
         if let Ok(rd) = fs::read_dir("/proc") {
             for e in rd.flatten() {
-                let Some(child) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+                let Some(child) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
                 let stat = fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
                 let ppid = stat
                     .rsplit_once(')')
@@ -604,7 +756,9 @@ fn tree(pid: u32) -> Vec<u32> {
 /// Kills `pid` and its descendants (by pid, never by name).
 fn kill_tree(pid: u32) {
     for p in tree(pid) {
-        let _ = Command::new("kill").args(["-KILL", &p.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &p.to_string()])
+            .status();
     }
 }
 
@@ -626,9 +780,8 @@ fn text(b: &[u8]) -> String {
 /// The argv of one interactive start of the CLI, as a user types it.
 fn interactive(cli: &Cli, exe: &Path, flags: &[&str]) -> Vec<OsString> {
     let mut argv: Vec<OsString> = vec![exe.into()];
-    match cli.agent {
-        "gemini" => argv.extend(["-m", GEMINI_MODEL].map(OsString::from)),
-        _ => {}
+    if cli.agent == "gemini" {
+        argv.extend(["-m", GEMINI_MODEL].map(OsString::from));
     }
     argv.extend(flags.iter().map(OsString::from));
     argv
@@ -684,7 +837,9 @@ fn turn(sb: &Sandbox, tmux: &Tmux, pane: &str, id: &str) -> PathBuf {
     let mut typed = Instant::now() - Duration::from_secs(10);
     loop {
         let replied = sb.transcripts_of(id).into_iter().find(|p| {
-            fs::read_to_string(p).is_ok_and(|t| t.contains(r#""ok""#) || t.contains(r#"\"ok\""#) || t.contains(r#":"ok"#))
+            fs::read_to_string(p).is_ok_and(|t| {
+                t.contains(r#""ok""#) || t.contains(r#"\"ok\""#) || t.contains(r#":"ok"#)
+            })
         });
         if let Some(p) = replied {
             return p;
@@ -727,9 +882,14 @@ fn interactive_conformance(cli: &'static Cli) {
 
     let tmux = sb.tmux();
     let pane = tmux.spawn(&sb.proj(), &interactive(cli, &sb.exe, &[]));
-    let rec = wait_for(&format!("{name}: the SessionStart hook's recording"), || {
-        sb.recordings().into_iter().find(|r| r["agent"] == cli.agent)
-    });
+    let rec = wait_for(
+        &format!("{name}: the SessionStart hook's recording"),
+        || {
+            sb.recordings()
+                .into_iter()
+                .find(|r| r["agent"] == cli.agent)
+        },
+    );
     let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
     assert_eq!(
         rec["pane"].as_str(),
@@ -743,7 +903,10 @@ fn interactive_conformance(cli: &'static Cli) {
     let transcript = turn(&sb, &tmux, &pane, &id);
     let written = sb.transcript_id(&transcript);
     if cli.agent == "gemini" {
-        assert_eq!(written, id, "{name}: the recorded id is the id of the chat Gemini wrote");
+        assert_eq!(
+            written, id,
+            "{name}: the recorded id is the id of the chat Gemini wrote"
+        );
     }
     assert!(
         transcript.to_string_lossy().contains(&id[..8]),
@@ -759,11 +922,22 @@ fn interactive_conformance(cli: &'static Cli) {
         !real_err.contains(refusal) && !real_err.contains("No previous sessions found"),
         "{name}: `--resume {id}` of the recorded session is refused:\n{real_err}"
     );
-    assert!(real.status.success(), "{name}: `--resume {id}` failed ({:?}):\n{real_err}", real.status);
+    assert!(
+        real.status.success(),
+        "{name}: `--resume {id}` failed ({:?}):\n{real_err}",
+        real.status
+    );
     let fake = sb.cli(&headless_args(cli, "again", Some(MADE_UP)), &[]);
     let fake_err = format!("{}{}", text(&fake.stdout), text(&fake.stderr));
-    assert!(fake_err.contains(refusal), "{name}: a made-up id is not refused with {refusal:?}:\n{fake_err}");
-    assert_eq!(fake.status.code(), Some(code), "{name}: exit code of a made-up id");
+    assert!(
+        fake_err.contains(refusal),
+        "{name}: a made-up id is not refused with {refusal:?}:\n{fake_err}"
+    );
+    assert_eq!(
+        fake.status.code(),
+        Some(code),
+        "{name}: exit code of a made-up id"
+    );
 }
 
 #[test]
@@ -791,15 +965,26 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
     sb.ar_ok(&["install-hooks", "codex"]);
     let out = sb.cli(&headless_args(&CODEX, "hi", None), &[]);
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success(), "{name}: `codex exec` with agent-resume's notify failed ({:?}):\n{all}", out.status);
+    assert!(
+        out.status.success(),
+        "{name}: `codex exec` with agent-resume's notify failed ({:?}):\n{all}",
+        out.status
+    );
     let rollouts: Vec<PathBuf> = files_under(&sb.home().join(".codex/sessions"));
-    assert_eq!(rollouts.len(), 1, "{name}: one rollout: {rollouts:?}\n{all}");
+    assert_eq!(
+        rollouts.len(),
+        1,
+        "{name}: one rollout: {rollouts:?}\n{all}"
+    );
     let id = sb.transcript_id(&rollouts[0]);
     assert!(
         rollouts[0].to_string_lossy().contains(&id) && id.len() == 36,
         "{name}: the rollout names its id: {rollouts:?}"
     );
-    assert!(sb.recordings().is_empty(), "{name}: the exec run became a recording");
+    assert!(
+        sb.recordings().is_empty(),
+        "{name}: the exec run became a recording"
+    );
 
     // Interactive: the turn-complete `notify` records the pane with the id
     // of the rollout Codex wrote.
@@ -822,18 +1007,26 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
         tmux.type_line(&pane, "");
         std::thread::sleep(Duration::from_secs(2));
     };
-    drop(tmux);
-    let tui_id = rec["session_id"].as_str().expect("a session id").to_owned();
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    assert_eq!(
+        rec["pane"].as_str(),
+        Some(pane_id.as_str()),
+        "{name}: the recording is the pane's own (tmux option @agent_resume_pane)"
+    );
     // Codex's TUI also sends `notify` for its own task-title thread, which
     // has no rollout: that id must never replace the session's. Its
     // report is the hook's to log.
     let log = sb.home().join(".local/state/agent-resume/hook.log");
     let tui_id = wait_for(&format!("{name}: the task-title thread's notify"), || {
-        let rec = sb.recordings().into_iter().find(|r| r["agent"] == "codex")?;
+        let rec = sb
+            .recordings()
+            .into_iter()
+            .find(|r| r["agent"] == "codex")?;
         let id = rec["session_id"].as_str()?.to_owned();
         let logged = fs::read_to_string(&log).is_ok_and(|l| l.contains("no rollout"));
         (logged || sb.transcripts_of(&id).is_empty()).then_some(id)
     });
+    drop(tmux);
     assert_eq!(
         sb.transcripts_of(&tui_id).len(),
         1,
@@ -851,8 +1044,15 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
     );
     let fake = sb.cli(&headless_args(&CODEX, "again", Some(MADE_UP)), &[]);
     let fake_all = format!("{}{}", text(&fake.stdout), text(&fake.stderr));
-    assert!(fake_all.contains(refusal), "{name}: a made-up id is not refused with {refusal:?}:\n{fake_all}");
-    assert_eq!(fake.status.code(), Some(code), "{name}: exit code of a made-up id");
+    assert!(
+        fake_all.contains(refusal),
+        "{name}: a made-up id is not refused with {refusal:?}:\n{fake_all}"
+    );
+    assert_eq!(
+        fake.status.code(),
+        Some(code),
+        "{name}: exit code of a made-up id"
+    );
 }
 
 /// A pane id as a launcher sets it (`AGENT_RESUME_PANE`), with no shell
@@ -868,7 +1068,10 @@ fn headless_runs_of_every_cli_never_become_a_pane_recording() {
         let sb = Sandbox::new(cli, true);
         let name = sb.name();
         sb.ar_ok(&["install-hooks", cli.agent]);
-        let out = sb.cli(&headless_args(cli, "hi", None), &[("AGENT_RESUME_PANE", LAUNCHER_PANE)]);
+        let out = sb.cli(
+            &headless_args(cli, "hi", None),
+            &[("AGENT_RESUME_PANE", LAUNCHER_PANE)],
+        );
         assert!(
             out.status.success(),
             "{name}: the headless run failed ({:?}):\n{}\n{}",
@@ -881,7 +1084,11 @@ fn headless_runs_of_every_cli_never_become_a_pane_recording() {
             recorded.push(format!("{name}: {recs:?}"));
         }
     }
-    assert!(recorded.is_empty(), "headless runs became pane recordings:\n{}", recorded.join("\n"));
+    assert!(
+        recorded.is_empty(),
+        "headless runs became pane recordings:\n{}",
+        recorded.join("\n")
+    );
 }
 
 /// The shell integration in bash, and the CLI under it, as a user runs it.
@@ -904,8 +1111,16 @@ fn a_later_clear_then_claude_is_recorded_with_its_own_flags_only() {
     let sb = Sandbox::new(&CLAUDE, true);
     let name = sb.name();
     sb.ar_ok(&["install-hooks", "claude"]);
-    fs::write(sb.root().join("bin/claude"), format!("#!/bin/sh\nexec '{}' \"$@\"\n", sb.exe.display())).unwrap();
-    fs::set_permissions(sb.root().join("bin/claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(
+        sb.root().join("bin/claude"),
+        format!("#!/bin/sh\nexec '{}' \"$@\"\n", sb.exe.display()),
+    )
+    .unwrap();
+    fs::set_permissions(
+        sb.root().join("bin/claude"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     let tmux = sb.tmux();
     let pane = bash_pane(&sb, &tmux);
 
@@ -920,7 +1135,9 @@ fn a_later_clear_then_claude_is_recorded_with_its_own_flags_only() {
     );
     tmux.wait_screen(&pane, &format!("{name}: its prompt"), |s| s.contains('❯'));
     tmux.type_line(&pane, "/exit");
-    tmux.wait_screen(&pane, "the bash prompt after /exit", |s| s.matches("bash$").count() >= 2);
+    tmux.wait_screen(&pane, "the bash prompt after /exit", |s| {
+        s.matches("bash$").count() >= 2
+    });
 
     tmux.type_line(&pane, "clear; claude");
     let first_id = first["session_id"].clone();
@@ -950,8 +1167,17 @@ fn layout(sb: &Sandbox, pane: &str) -> PathBuf {
 fn plan_reason(sb: &Sandbox, id: &str) -> Value {
     let proj = sb.proj();
     sb.ar_ok(&[
-        "record", "--pane", LAUNCHER_PANE, "--agent", "gemini", "--session-id", id,
-        "--cwd", proj.to_str().unwrap(), "--invocation", "gemini",
+        "record",
+        "--pane",
+        LAUNCHER_PANE,
+        "--agent",
+        "gemini",
+        "--session-id",
+        id,
+        "--cwd",
+        proj.to_str().unwrap(),
+        "--invocation",
+        "gemini",
     ]);
     let l = layout(sb, LAUNCHER_PANE);
     let out = sb.ar_ok(&["plan", "--json", "--layout", l.to_str().unwrap()]);
@@ -961,7 +1187,10 @@ fn plan_reason(sb: &Sandbox, id: &str) -> Value {
 
 /// The id of a Gemini `-o json` run.
 fn gemini_session(sb: &Sandbox) -> String {
-    let out = sb.cli(&["-m", GEMINI_MODEL, "--skip-trust", "-o", "json", "-p", "hi"], &[]);
+    let out = sb.cli(
+        &["-m", GEMINI_MODEL, "--skip-trust", "-o", "json", "-p", "hi"],
+        &[],
+    );
     let stdout = text(&out.stdout);
     let start = stdout.find('{').unwrap_or(0);
     let v: Value = serde_json::from_str(&stdout[start..]).unwrap_or(Value::Null);
@@ -970,9 +1199,16 @@ fn gemini_session(sb: &Sandbox) -> String {
         None => {
             // A failed turn prints no result: the id is the chat file's.
             let chats = files_under(&sb.home().join(".gemini/tmp"));
-            let chat = chats.iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap_or_else(|| {
-                panic!("{}: no chat file after a run:\n{stdout}\n{}", sb.name(), text(&out.stderr))
-            });
+            let chat = chats
+                .iter()
+                .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no chat file after a run:\n{stdout}\n{}",
+                        sb.name(),
+                        text(&out.stderr)
+                    )
+                });
             sb.transcript_id(chat)
         }
     }
@@ -992,9 +1228,17 @@ fn a_gemini_session_whose_only_turn_failed_plans_as_session_missing() {
         said.contains("No previous sessions found"),
         "{name}: Gemini resumes a session whose only turn failed:\n{said}"
     );
-    assert_eq!(plan_reason(&failed, &id), json!("session_missing"), "{name}: failed-turn session");
+    assert_eq!(
+        plan_reason(&failed, &id),
+        json!("session_missing"),
+        "{name}: failed-turn session"
+    );
 
     let replied = Sandbox::new(&GEMINI, true);
     let id = gemini_session(&replied);
-    assert_eq!(plan_reason(&replied, &id), Value::Null, "{name}: a replied session is resumed");
+    assert_eq!(
+        plan_reason(&replied, &id),
+        Value::Null,
+        "{name}: a replied session is resumed"
+    );
 }

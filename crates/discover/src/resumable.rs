@@ -235,7 +235,8 @@ mod tests {
         }
         let info = serde_json::json!({"id": "2", "type": "info", "content": "hi"});
         assert!(!gemini_message_counts(&info));
-        let tools = serde_json::json!({"id": "3", "type": "gemini", "content": "", "toolCalls": [{}]});
+        let tools =
+            serde_json::json!({"id": "3", "type": "gemini", "content": "", "toolCalls": [{}]});
         assert!(gemini_message_counts(&tools));
     }
 }

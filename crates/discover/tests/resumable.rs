@@ -65,7 +65,10 @@ fn a_gemini_session_whose_only_turn_failed_counts_as_missing_and_a_replied_one_e
         .unwrap()
         .join("session-2026-12-01T05-19-ac8eeede.jsonl");
     write_lines(&failed, &gemini_failed_turn(failed_id));
-    assert_eq!(resumable(AgentKind::Gemini, &failed, failed_id), Some(false));
+    assert_eq!(
+        resumable(AgentKind::Gemini, &failed, failed_id),
+        Some(false)
+    );
     assert_eq!(
         exists(&home, AgentKind::Gemini, failed_id),
         Some(false),
@@ -117,9 +120,10 @@ fn a_gemini_file_that_cannot_be_judged_does_not_hold_the_pane_back() {
 fn a_gemini_subagent_file_is_never_resumable() {
     let (_d, home, cwd) = home();
     let path = gemini(&home, &cwd, GEMINI, "explain the build", NOW_MS);
-    let text = fs::read_to_string(&path)
-        .unwrap()
-        .replacen(r#""kind":"main""#, r#""kind":"subagent""#, 1);
+    let text =
+        fs::read_to_string(&path)
+            .unwrap()
+            .replacen(r#""kind":"main""#, r#""kind":"subagent""#, 1);
     fs::write(&path, text).unwrap();
     assert_eq!(resumable(AgentKind::Gemini, &path, GEMINI), Some(false));
 }

@@ -829,6 +829,15 @@ fn no_such_session(cli: &Cli) -> (&'static str, i32) {
     }
 }
 
+/// Types `text` into a CLI's prompt and submits it. Codex and Gemini take
+/// a fast burst of keys for a paste, where Enter is a newline: the Enter
+/// that submits comes on its own, a moment later.
+fn submit(tmux: &Tmux, pane: &str, text: &str) {
+    tmux.ok(&["send-keys", "-t", pane, "-l", "--", text]);
+    std::thread::sleep(Duration::from_secs(1));
+    tmux.type_line(pane, "");
+}
+
 /// Types a prompt into the CLI's pane until its transcript for `id` holds
 /// the stand-in's reply; the transcript. Typing again is harmless: the
 /// CLI queues or ignores it.
@@ -851,8 +860,8 @@ fn turn(sb: &Sandbox, tmux: &Tmux, pane: &str, id: &str) -> PathBuf {
             sb.transcripts_of(id),
             tmux.screen(pane)
         );
-        if typed.elapsed() > Duration::from_secs(3) {
-            tmux.type_line(pane, "hello");
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(tmux, pane, "hello");
             typed = Instant::now();
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -1000,11 +1009,7 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
             "{name}: no recording from notify; the screen:\n{}",
             tmux.screen(&pane)
         );
-        // Codex takes a fast burst of keys for a paste: the Enter that
-        // submits comes on its own.
-        tmux.type_line(&pane, "hello");
-        std::thread::sleep(Duration::from_secs(1));
-        tmux.type_line(&pane, "");
+        submit(&tmux, &pane, "hello");
         std::thread::sleep(Duration::from_secs(2));
     };
     let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");

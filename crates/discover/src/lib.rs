@@ -1,7 +1,8 @@
 //! Every agent session on this machine: readers for each agent CLI's own
 //! session store, a fast and a full listing, correlation of a pane with the
 //! session its agent started, and the checks restore asks (does the session
-//! still exist, does a live process already hold it).
+//! still exist, and would its agent itself resume it ([`resumable`]); does a
+//! live process already hold it).
 //!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
 //! never writes (OpenCode's database is opened read-only). It reads no

@@ -183,6 +183,10 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     let payload = payload?;
     let agent = AgentKind::from_name(&args.agent).ok_or_else(|| loud("unknown agent"))?;
     let reported = hook::parse(agent, payload).map_err(|e| format!("payload: {e}"))?;
+    if agent == AgentKind::Codex && !args.rest.is_empty() && background_thread(&reported.session_id)
+    {
+        return Err("notify: a thread with no rollout (Codex's own background turn)".into());
+    }
     let pane = pane_env::resolve(args.pane.as_deref())
         .map_err(|_| "no pane (run inside a tmux pane, or set AGENT_RESUME_PANE outside one)")?;
     let now = when::now();
@@ -225,6 +229,20 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     )
     .map_err(|e| loud(format!("store: {e:#}")))?;
     Ok(())
+}
+
+/// Codex's TUI reports the turns of its own background threads (the
+/// request that titles a task) through `notify` too, with their own thread
+/// ids and no rollout; recorded, such an id would replace the pane's real
+/// session with one `codex resume` cannot find. A thread is background when
+/// the rollout store exists and holds no rollout of it; when the store
+/// cannot tell, the report is kept.
+fn background_thread(thread: &str) -> bool {
+    let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
+    homes
+        .root(AgentKind::Codex, None)
+        .and_then(|root| agent_resume_discover::probe::exists_in(AgentKind::Codex, &root, thread))
+        == Some(false)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Every agent session on this machine: readers for each agent CLI's own
 //! session store, a fast and a full listing, correlation of a pane with the
 //! session its agent started, and the checks restore asks (does the session
-//! still exist, does a live process already hold it).
+//! still exist, and would its agent itself resume it ([`resumable`]); does a
+//! live process already hold it).
 //!
 //! [`process`] is the process-table boundary: a process's identity (pid and
 //! start time), argv and parent, and the walk from a hook to the agent
@@ -54,6 +55,7 @@ pub mod probe;
 pub mod process;
 pub mod read;
 pub mod resolve;
+pub mod resumable;
 pub mod running;
 mod store;
 pub mod text;

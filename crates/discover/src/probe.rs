@@ -1,29 +1,33 @@
 //! The restore plan's session questions, answered from the stores:
 //! [`StoreProbe`] implements core's [`SessionProbe`].
 //!
-//! `exists` answers from names alone where the name carries the whole id
-//! (every store but Gemini's, whose names carry 8 characters of it: those
-//! few files' headers are read). Each store is listed once per probe, however
+//! `exists` answers from names where the name carries the whole id (every
+//! store but Gemini's, whose names carry 8 characters of it: those few
+//! files' headers are read), and then asks the agent's own resumability
+//! rule of the one file found ([`crate::resumable`]): a file the agent
+//! itself would refuse to resume (Gemini's chat that never got a reply, a
+//! Qwen file with no head) counts as missing. Each store is listed once per probe, however
 //! many panes ask. A store that is missing or unreadable cannot tell
 //! (`None`), and the gate passes: a pane is never held back because
 //! agent-resume could not look. The process snapshot behind `running` is
 //! taken once per probe, on first use.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use agent_resume_core::{AgentKind, SessionProbe};
 
 use crate::read::Depth;
+use crate::resumable::resumable;
 use crate::running::Running;
 use crate::store::Candidate;
 use crate::{opencode, store, Homes, Problem};
 
 /// What one store holds, by name.
 struct Index {
-    ids: HashSet<String>,
+    ids: HashMap<String, PathBuf>,
     hinted: Vec<Candidate>,
     partial: bool,
 }
@@ -31,12 +35,12 @@ struct Index {
 impl Index {
     fn of(agent: AgentKind, root: &Path) -> Option<Index> {
         let (candidates, notes) = store::candidates(agent, root, false).ok()?;
-        let mut ids = HashSet::new();
+        let mut ids = HashMap::new();
         let mut hinted = Vec::new();
         for c in candidates {
             match &c.name_id {
                 Some(id) => {
-                    ids.insert(id.clone());
+                    ids.insert(id.clone(), c.path.clone());
                 }
                 None => hinted.push(c),
             }
@@ -49,20 +53,24 @@ impl Index {
     }
 
     fn holds(&self, agent: AgentKind, id: &str) -> Option<bool> {
-        if self.ids.contains(id) {
-            return Some(true);
+        if let Some(path) = self.ids.get(id) {
+            return Some(resumable(agent, path, id) != Some(false));
         }
         let hinted = self
             .hinted
             .iter()
             .filter(|c| c.id_hint.as_deref().is_some_and(|h| id.starts_with(h)));
+        let mut refused = false;
         for c in hinted {
             if store::read(agent, c, Depth::FAST).is_ok_and(|(info, _)| info.id == id) {
-                return Some(true);
+                if resumable(agent, &c.path, id) != Some(false) {
+                    return Some(true);
+                }
+                refused = true;
             }
         }
         // A part of the store that could not be read might hold it.
-        (!self.partial).then_some(false)
+        (refused || !self.partial).then_some(false)
     }
 }
 

@@ -1,0 +1,1249 @@
+//! Conformance with the real agent CLIs, offline.
+//!
+//! The pinned versions below are installed from npm once into a cache
+//! outside the repository (`$AGENT_RESUME_CLI_CACHE`, else
+//! `$XDG_CACHE_HOME/agent-resume-test/npm`, else
+//! `~/.cache/agent-resume-test/npm`) and reused. A version bump is one line
+//! of [`CLAUDE`], [`GEMINI`], [`QWEN`] or [`CODEX`]. A missing `npm` (or
+//! `node`, or `tmux`) fails the test naming it: these tests never skip.
+//!
+//! Each CLI runs in an isolated `HOME` with dummy keys, pointed at a
+//! stand-in model server on 127.0.0.1 ([`StandIn`]): 404 for every call but
+//! the model call that completes a turn, which gets a short valid reply in
+//! the CLI's own wire format (Anthropic messages SSE, Gemini
+//! `streamGenerateContent`, OpenAI chat completions, OpenAI Responses).
+//! Interactive runs happen in a private tmux server; each CLI's processes
+//! are killed by pid at the end (Gemini re-launches itself as a child and
+//! survives a tmux `kill-server`).
+//!
+//! Every assertion message names the CLI and its version.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common_tmux;
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use common_tmux::{require, wait_for, Tmux};
+use serde_json::{json, Value};
+
+/// One pinned agent CLI.
+struct Cli {
+    /// The catalog name (`agent-resume hook <agent>`).
+    agent: &'static str,
+    /// The npm package.
+    package: &'static str,
+    /// The pinned version.
+    version: &'static str,
+    /// The executable the package installs.
+    bin: &'static str,
+}
+
+impl Cli {
+    /// `claude-code 2.1.332`: how every assertion names the CLI.
+    fn name(&self) -> String {
+        let short = self.package.rsplit('/').next().unwrap_or(self.package);
+        format!("{short} {}", self.version)
+    }
+}
+
+// The pinned versions: one line each.
+const CLAUDE: Cli = Cli {
+    agent: "claude",
+    package: "@anthropic-ai/claude-code",
+    version: "2.1.332",
+    bin: "claude",
+};
+const GEMINI: Cli = Cli {
+    agent: "gemini",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    bin: "gemini",
+};
+const QWEN: Cli = Cli {
+    agent: "qwen",
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    bin: "qwen",
+};
+const CODEX: Cli = Cli {
+    agent: "codex",
+    package: "@openai/codex",
+    version: "0.171.0",
+    bin: "codex",
+};
+
+/// The Gemini model named on every run: with a fixed model Gemini skips its
+/// routing classifier and makes exactly one model call per turn.
+const GEMINI_MODEL: &str = "gemini-2.5-flash";
+
+/// A session id no store holds.
+const MADE_UP: &str = "0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e";
+
+/// How long one CLI run may take before the test kills it and fails.
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+fn agent_resume() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_agent-resume"))
+}
+
+// ------------------------------------------------------------ install ----
+
+/// `node` or `npm`, or a failure naming it: these tests never skip.
+fn node_tool(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "`{name}` is required by tests/real_agents.rs (the real agent CLIs are \
+                 installed from npm and run on node) and is not installed; these tests never \
+                 skip (apt-get install -y --no-install-recommends nodejs npm, or run \
+                 scripts/test as root)"
+            )
+        })
+}
+
+/// Where the pinned CLIs are cached.
+fn cache_root() -> PathBuf {
+    let abs = |v: &str| {
+        std::env::var_os(v)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    abs("AGENT_RESUME_CLI_CACHE")
+        .or_else(|| abs("XDG_CACHE_HOME").map(|p| p.join("agent-resume-test/npm")))
+        .or_else(|| abs("HOME").map(|p| p.join(".cache/agent-resume-test/npm")))
+        .expect("HOME (or XDG_CACHE_HOME, or AGENT_RESUME_CLI_CACHE) is set to an absolute path")
+}
+
+/// The installed executable of `cli`, installing it into the cache first
+/// when it is not there. Concurrent tests each install into their own
+/// directory and the first rename wins.
+fn installed(cli: &Cli) -> PathBuf {
+    let dir = cache_root().join(format!(
+        "{}@{}",
+        cli.package.trim_start_matches('@').replace('/', "-"),
+        cli.version
+    ));
+    let bin = dir.join("node_modules/.bin").join(cli.bin);
+    if bin.is_file() {
+        return bin;
+    }
+    let npm = node_tool("npm");
+    node_tool("node");
+    let part = PathBuf::from(format!("{}.part-{}", dir.display(), std::process::id()));
+    let _ = fs::remove_dir_all(&part);
+    fs::create_dir_all(&part).expect("creates the npm cache directory");
+    let spec = format!("{}@{}", cli.package, cli.version);
+    let started = Instant::now();
+    let out = Command::new(&npm)
+        .arg("install")
+        .arg("--prefix")
+        .arg(&part)
+        .args(["--no-audit", "--no-fund", "--loglevel=error", &spec])
+        .stdin(Stdio::null())
+        .output()
+        .expect("npm can be started");
+    assert!(
+        out.status.success(),
+        "{}: `npm install {spec}` failed: {}",
+        cli.name(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "installed {spec} into {} in {:.1} s",
+        dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    if fs::rename(&part, &dir).is_err() {
+        // Another test installed it first.
+        let _ = fs::remove_dir_all(&part);
+    }
+    assert!(
+        bin.is_file(),
+        "{}: {} is not installed",
+        cli.name(),
+        bin.display()
+    );
+    bin
+}
+
+// ----------------------------------------------------------- stand-in ----
+
+/// A stand-in model server on 127.0.0.1, stopped and joined on drop.
+struct StandIn {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl StandIn {
+    /// Starts the server; with `replies` false every model call fails too
+    /// (a turn that never completes).
+    fn start(replies: bool) -> StandIn {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binds 127.0.0.1:0");
+        let addr = listener.local_addr().expect("the bound address");
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if flag.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                std::thread::spawn(move || serve(conn, replies));
+            }
+        });
+        StandIn {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the blocking accept.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Serves one connection's requests (keep-alive) until the client closes
+/// it or a read times out.
+fn serve(conn: TcpStream, replies: bool) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(mut out) = conn.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(conn);
+    while let Some((method, path, body)) = read_request(&mut reader) {
+        let (status, ctype, payload) = respond(&method, &path, &body, replies);
+        let head = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
+            payload.len()
+        );
+        if out.write_all(head.as_bytes()).is_err() || out.write_all(&payload).is_err() {
+            return;
+        }
+    }
+}
+
+/// One request: method, path and body (content-length or chunked).
+fn read_request(r: &mut BufReader<TcpStream>) -> Option<(String, String, Vec<u8>)> {
+    let mut line = String::new();
+    if r.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_owned();
+    let path = parts.next()?.to_owned();
+    let mut length = 0usize;
+    let mut chunked = false;
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).ok()? == 0 {
+            return None;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (k, v) = h.split_once(':')?;
+        let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+        if k == "content-length" {
+            length = v.parse().ok()?;
+        } else if k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked") {
+            chunked = true;
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            r.read_line(&mut size).ok()?;
+            let n = usize::from_str_radix(size.trim().split(';').next()?, 16).ok()?;
+            let mut chunk = vec![0; n + 2];
+            r.read_exact(&mut chunk).ok()?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+    } else {
+        body.resize(length.min(64 << 20), 0);
+        r.read_exact(&mut body).ok()?;
+    }
+    Some((method, path, body))
+}
+
+fn sse(events: &[(&str, Value)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (name, data) in events {
+        if !name.is_empty() {
+            out.push_str(&format!("event: {name}\n"));
+        }
+        out.push_str(&format!("data: {data}\n\n"));
+    }
+    out.into_bytes()
+}
+
+/// The reply to one request: a short valid model reply where a turn must
+/// complete, 404 for everything else.
+fn respond(
+    method: &str,
+    path: &str,
+    body: &[u8],
+    replies: bool,
+) -> (&'static str, &'static str, Vec<u8>) {
+    let not_found = (
+        "404 Not Found",
+        "application/json",
+        br#"{"error":{"message":"not found"}}"#.to_vec(),
+    );
+    if method != "POST" || !replies {
+        return not_found;
+    }
+    let stream = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|b| b.get("stream").and_then(Value::as_bool))
+        .unwrap_or(false);
+    let route = path.split('?').next().unwrap_or(path);
+    if route.ends_with("/v1/messages") {
+        let usage = json!({"input_tokens": 1, "output_tokens": 1});
+        let message = json!({"id": "msg_standin", "type": "message", "role": "assistant", "model": "claude-standin",
+            "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage});
+        if !stream {
+            let mut m = message;
+            m["content"] = json!([{"type": "text", "text": "ok"}]);
+            m["stop_reason"] = json!("end_turn");
+            return ("200 OK", "application/json", m.to_string().into_bytes());
+        }
+        return (
+            "200 OK",
+            "text/event-stream",
+            sse(&[
+                (
+                    "message_start",
+                    json!({"type": "message_start", "message": message}),
+                ),
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+                ),
+                (
+                    "content_block_stop",
+                    json!({"type": "content_block_stop", "index": 0}),
+                ),
+                (
+                    "message_delta",
+                    json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 1}}),
+                ),
+                ("message_stop", json!({"type": "message_stop"})),
+            ]),
+        );
+    }
+    if route.ends_with(":streamGenerateContent") || route.ends_with(":generateContent") {
+        let r = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}});
+        if route.ends_with(":generateContent") {
+            return ("200 OK", "application/json", r.to_string().into_bytes());
+        }
+        if path.contains("alt=sse") {
+            return ("200 OK", "text/event-stream", sse(&[("", r)]));
+        }
+        return (
+            "200 OK",
+            "application/json",
+            json!([r]).to_string().into_bytes(),
+        );
+    }
+    if route.ends_with("/chat/completions") {
+        let usage = json!({"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2});
+        if !stream {
+            let r = json!({"id": "c1", "object": "chat.completion", "created": 1, "model": "standin",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": usage});
+            return ("200 OK", "application/json", r.to_string().into_bytes());
+        }
+        let mut out = sse(&[
+            (
+                "",
+                json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": null}]}),
+            ),
+            (
+                "",
+                json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage}),
+            ),
+        ]);
+        out.extend_from_slice(b"data: [DONE]\n\n");
+        return ("200 OK", "text/event-stream", out);
+    }
+    if route.ends_with("/responses") {
+        let item = json!({"type": "message", "role": "assistant", "id": "msg_standin",
+            "content": [{"type": "output_text", "text": "ok", "annotations": []}]});
+        return (
+            "200 OK",
+            "text/event-stream",
+            sse(&[
+                (
+                    "response.created",
+                    json!({"type": "response.created", "response": {"id": "resp_standin"}}),
+                ),
+                (
+                    "response.output_item.done",
+                    json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+                ),
+                (
+                    "response.completed",
+                    json!({"type": "response.completed", "response": {"id": "resp_standin",
+                "usage": {"input_tokens": 1, "input_tokens_details": null, "output_tokens": 1,
+                          "output_tokens_details": null, "total_tokens": 2}}}),
+                ),
+            ]),
+        );
+    }
+    not_found
+}
+
+// ------------------------------------------------------------ sandbox ----
+
+/// An isolated home for one CLI: its environment, project directory and
+/// the stand-in it talks to.
+struct Sandbox {
+    dir: tempfile::TempDir,
+    env: Vec<(OsString, OsString)>,
+    /// Kept for the sandbox's lifetime: dropped, it stops.
+    server: StandIn,
+    cli: &'static Cli,
+    exe: PathBuf,
+}
+
+impl Sandbox {
+    fn new(cli: &'static Cli, replies: bool) -> Sandbox {
+        let exe = installed(cli);
+        let node = node_tool("node");
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let root = dir.path();
+        let home = root.join("home");
+        for d in [
+            "home/.config",
+            "home/.local/share",
+            "home/.local/state",
+            "home/.cache",
+            "work/proj",
+            "bin",
+        ] {
+            fs::create_dir_all(root.join(d)).expect("creates the sandbox");
+        }
+        // agent-resume on PATH, as a user installs it.
+        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
+            .expect("links agent-resume");
+        let path = format!(
+            "{}:{}:{}:/usr/local/bin:/usr/bin:/bin",
+            root.join("bin").display(),
+            exe.parent().unwrap().display(),
+            node.parent().unwrap().display()
+        );
+        let server = StandIn::start(replies);
+        let url = server.url();
+        let mut env: Vec<(OsString, OsString)> = Vec::new();
+        let mut set =
+            |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.push((k.into(), v.as_ref().to_owned()));
+        set("PATH", &path);
+        set("HOME", &home);
+        set("LANG", &"C.UTF-8");
+        set("TERM", &"xterm-256color");
+        set("XDG_CONFIG_HOME", &home.join(".config"));
+        set("XDG_DATA_HOME", &home.join(".local/share"));
+        set("XDG_STATE_HOME", &home.join(".local/state"));
+        set("XDG_CACHE_HOME", &home.join(".cache"));
+        set("CODEX_HOME", &home.join(".codex"));
+        set("ANTHROPIC_BASE_URL", &url);
+        set("ANTHROPIC_API_KEY", &"sk-dummy");
+        set("GOOGLE_GEMINI_BASE_URL", &url);
+        set("GEMINI_API_KEY", &"dummy");
+        set("OPENAI_BASE_URL", &format!("{url}/v1"));
+        set("OPENAI_API_KEY", &"dummy");
+        set("OPENAI_MODEL", &"standin");
+        set("DISABLE_AUTOUPDATER", &"1");
+        set("NO_UPDATE_NOTIFIER", &"1");
+        set("CI", &"");
+        fs::create_dir_all(home.join(".codex")).unwrap();
+        let sb = Sandbox {
+            dir,
+            env,
+            server,
+            cli,
+            exe,
+        };
+        sb.seed();
+        sb.ar_ok(&["enable"]);
+        sb
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+    fn proj(&self) -> PathBuf {
+        self.root().join("work/proj")
+    }
+    fn name(&self) -> String {
+        self.cli.name()
+    }
+
+    /// The first-run state a user has after onboarding, so no dialog
+    /// stands between start-up and the prompt.
+    fn seed(&self) {
+        let home = self.home();
+        let proj = self.proj().to_string_lossy().into_owned();
+        match self.cli.agent {
+            "claude" => {
+                let state = json!({"hasCompletedOnboarding": true, "theme": "dark",
+                    "customApiKeyResponses": {"approved": ["sk-dummy"], "rejected": []},
+                    "projects": {proj: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}});
+                fs::write(home.join(".claude.json"), state.to_string()).unwrap();
+            }
+            "gemini" => {
+                fs::create_dir_all(home.join(".gemini")).unwrap();
+                let s = json!({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+                    "model": {"name": GEMINI_MODEL}});
+                fs::write(home.join(".gemini/settings.json"), s.to_string()).unwrap();
+            }
+            "qwen" => {
+                fs::create_dir_all(home.join(".qwen")).unwrap();
+                let s = json!({"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "standin"}});
+                fs::write(home.join(".qwen/settings.json"), s.to_string()).unwrap();
+            }
+            _ => {
+                // Codex reaches its model through a provider of the
+                // config's own (it does not follow OPENAI_BASE_URL).
+                let config = format!(
+                    "model = \"standin\"\nmodel_provider = \"standin\"\n\n\
+                     [model_providers.standin]\nname = \"standin\"\nbase_url = \"{}/v1\"\n\
+                     env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+                    self.server.url()
+                );
+                fs::write(home.join(".codex/config.toml"), config).unwrap();
+            }
+        }
+    }
+
+    /// A command with exactly the sandbox's environment, in the project.
+    fn command(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(self.proj())
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn ar(&self, args: &[&str]) -> Output {
+        self.command(agent_resume())
+            .args(args)
+            .output()
+            .expect("agent-resume runs")
+    }
+
+    fn ar_ok(&self, args: &[&str]) -> String {
+        let out = self.ar(args);
+        assert!(
+            out.status.success(),
+            "{}: agent-resume {args:?} failed: {}",
+            self.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs the CLI to its end (bounded: killed and failed past
+    /// [`RUN_LIMIT`]), with extra environment.
+    fn cli(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
+        let mut c = self.command(&self.exe);
+        c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        let child = c.spawn().expect("the CLI starts");
+        let pid = child.id();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait_with_output());
+        });
+        match rx.recv_timeout(RUN_LIMIT) {
+            Ok(out) => out.expect("the CLI's output"),
+            Err(_) => {
+                kill_tree(pid);
+                panic!(
+                    "{}: `{} {args:?}` did not end within {RUN_LIMIT:?}",
+                    self.name(),
+                    self.cli.bin
+                );
+            }
+        }
+    }
+
+    /// The recordings, as `recordings --json` lists them.
+    fn recordings(&self) -> Vec<Value> {
+        let out = self.ar_ok(&["recordings", "--json"]);
+        serde_json::from_str::<Value>(&out)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    /// Every file under the agent's store whose name holds `id`.
+    fn transcripts_of(&self, id: &str) -> Vec<PathBuf> {
+        let store = match self.cli.agent {
+            "claude" => self.home().join(".claude/projects"),
+            "gemini" => self.home().join(".gemini/tmp"),
+            "qwen" => self.home().join(".qwen/projects"),
+            _ => self.home().join(".codex/sessions"),
+        };
+        let short = if self.cli.agent == "gemini" {
+            &id[..8]
+        } else {
+            id
+        };
+        files_under(&store)
+            .into_iter()
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.contains(short) && n.ends_with(".jsonl")
+            })
+            .collect()
+    }
+
+    /// The id Gemini's chat file at `path` names (`sessionId`), or the
+    /// file's own id for the other stores.
+    fn transcript_id(&self, path: &Path) -> String {
+        let text = fs::read_to_string(path).unwrap_or_default();
+        let first: Value =
+            serde_json::from_str(text.lines().next().unwrap_or("{}")).unwrap_or(Value::Null);
+        first["sessionId"]
+            .as_str()
+            .or(first["payload"]["id"].as_str())
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    /// A private tmux server whose panes have exactly the sandbox's
+    /// environment; dropped, every process of its panes is killed by pid,
+    /// then the server.
+    fn tmux(&self) -> Server {
+        let config = self.root().join("tmux.conf");
+        fs::write(
+            &config,
+            "set -g remain-on-exit on\nset -g history-limit 10000\n",
+        )
+        .unwrap();
+        let tmux = Tmux::private(&config, self.env.clone());
+        tmux.ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+        ]
+        .iter()
+        .map(OsString::from)
+        .chain([
+            self.proj().into_os_string(),
+            "--".into(),
+            require("sleep").into_os_string(),
+            "100000".into(),
+        ])
+        .collect::<Vec<_>>());
+        Server(tmux)
+    }
+}
+
+/// A private tmux server whose panes' processes are killed by pid on drop
+/// (a CLI may outlive `kill-server`).
+struct Server(Tmux);
+
+impl std::ops::Deref for Server {
+    type Target = Tmux;
+    fn deref(&self) -> &Tmux {
+        &self.0
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        kill_panes(&self.0);
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// `pid` and every descendant, from `/proc`.
+fn tree(pid: u32) -> Vec<u32> {
+    let mut all = vec![pid];
+    let mut i = 0;
+    while i < all.len() {
+        let parent = all[i];
+        if let Ok(rd) = fs::read_dir("/proc") {
+            for e in rd.flatten() {
+                let Some(child) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
+                let stat = fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+                let ppid = stat
+                    .rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                    .and_then(|p| p.parse::<u32>().ok());
+                if ppid == Some(parent) && !all.contains(&child) {
+                    all.push(child);
+                }
+            }
+        }
+        i += 1;
+    }
+    all
+}
+
+/// Kills `pid` and its descendants (by pid, never by name).
+fn kill_tree(pid: u32) {
+    for p in tree(pid) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &p.to_string()])
+            .status();
+    }
+}
+
+/// Kills every CLI process under the tmux server's panes.
+fn kill_panes(tmux: &Tmux) {
+    let out = tmux.run(&["list-panes", "-a", "-F", "#{pane_pid}"]);
+    let pids = text(&out.stdout);
+    for pid in pids.lines().filter_map(|p| p.trim().parse::<u32>().ok()) {
+        kill_tree(pid);
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+// ----------------------------------------------------------- the runs ----
+
+/// The argv of one interactive start of the CLI, as a user types it.
+fn interactive(cli: &Cli, exe: &Path, flags: &[&str]) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![exe.into()];
+    if cli.agent == "gemini" {
+        argv.extend(["-m", GEMINI_MODEL].map(OsString::from));
+    }
+    argv.extend(flags.iter().map(OsString::from));
+    argv
+}
+
+/// A headless one-turn run (`-p`, or `exec` for Codex).
+fn headless_args<'a>(cli: &Cli, prompt: &'a str, resume: Option<&'a str>) -> Vec<&'a str> {
+    let mut a: Vec<&str> = Vec::new();
+    match (cli.agent, resume) {
+        ("claude", r) => {
+            a.push("-p");
+            if let Some(id) = r {
+                a.extend(["--resume", id]);
+            }
+            a.push(prompt);
+        }
+        ("gemini", r) => {
+            a.extend(["-m", GEMINI_MODEL, "--skip-trust"]);
+            if let Some(id) = r {
+                a.extend(["--resume", id]);
+            }
+            a.extend(["-p", prompt]);
+        }
+        ("qwen", r) => {
+            if let Some(id) = r {
+                a.extend(["--resume", id]);
+            }
+            a.push(prompt);
+        }
+        (_, None) => a.extend(["exec", "--skip-git-repo-check", prompt]),
+        (_, Some(id)) => a.extend(["exec", "--skip-git-repo-check", "resume", id, prompt]),
+    }
+    a
+}
+
+/// The error each CLI gives `--resume` of an id its store does not hold,
+/// and its exit code (docs/agents.md, "Observed with the real CLIs
+/// offline").
+fn no_such_session(cli: &Cli) -> (&'static str, i32) {
+    match cli.agent {
+        "claude" => ("No conversation found with session ID", 1),
+        "gemini" => ("Invalid session identifier", 42),
+        "qwen" => ("No saved session found with ID", 1),
+        _ => ("no rollout found for thread id", 1),
+    }
+}
+
+/// Types `text` into a CLI's prompt and submits it. Codex and Gemini take
+/// a fast burst of keys for a paste, where Enter is a newline: the Enter
+/// that submits comes on its own, a moment later.
+fn submit(tmux: &Tmux, pane: &str, text: &str) {
+    tmux.ok(&["send-keys", "-t", pane, "-l", "--", text]);
+    std::thread::sleep(Duration::from_secs(1));
+    tmux.type_line(pane, "");
+}
+
+/// Types a prompt into the CLI's pane until its transcript for `id` holds
+/// the stand-in's reply; the transcript. Typing again is harmless: the
+/// CLI queues or ignores it.
+fn turn(sb: &Sandbox, tmux: &Tmux, pane: &str, id: &str) -> PathBuf {
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    loop {
+        let replied = sb.transcripts_of(id).into_iter().find(|p| {
+            fs::read_to_string(p).is_ok_and(|t| {
+                t.contains(r#""ok""#) || t.contains(r#"\"ok\""#) || t.contains(r#":"ok"#)
+            })
+        });
+        if let Some(p) = replied {
+            return p;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: no reply in the transcript of {id} ({:?}); the screen:\n{}",
+            sb.name(),
+            sb.transcripts_of(id),
+            tmux.screen(pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(tmux, pane, "hello");
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Interactive conformance of one hook-capable CLI: install-hooks is
+/// accepted, the hook fires in a tmux pane and records the pane, the
+/// recorded id is the id of the transcript the CLI writes, and `--resume`
+/// of that id gets past the CLI's "no such session" error while a made-up
+/// id does not.
+fn interactive_conformance(cli: &'static Cli) {
+    let sb = Sandbox::new(cli, true);
+    let name = sb.name();
+    sb.ar_ok(&["install-hooks", cli.agent]);
+
+    // The settings are accepted: a headless run with the hooks installed
+    // completes a turn.
+    let out = sb.cli(&headless_args(cli, "hi", None), &[]);
+    assert!(
+        out.status.success() && text(&out.stdout).contains("ok"),
+        "{name}: a headless turn with agent-resume's hooks installed failed ({:?}):\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+
+    let tmux = sb.tmux();
+    let pane = tmux.spawn(&sb.proj(), &interactive(cli, &sb.exe, &[]));
+    let rec = wait_for(
+        &format!("{name}: the SessionStart hook's recording"),
+        || {
+            sb.recordings()
+                .into_iter()
+                .find(|r| r["agent"] == cli.agent)
+        },
+    );
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    assert_eq!(
+        rec["pane"].as_str(),
+        Some(pane_id.as_str()),
+        "{name}: the recording is the pane's own (tmux option @agent_resume_pane)"
+    );
+    let id = rec["session_id"].as_str().expect("a session id").to_owned();
+
+    // A turn makes the CLI write its transcript (Gemini keeps a chat only
+    // once it got a reply).
+    let transcript = turn(&sb, &tmux, &pane, &id);
+    let written = sb.transcript_id(&transcript);
+    if cli.agent == "gemini" {
+        assert_eq!(
+            written, id,
+            "{name}: the recorded id is the id of the chat Gemini wrote"
+        );
+    }
+    assert!(
+        transcript.to_string_lossy().contains(&id[..8]),
+        "{name}: the transcript {} is the recorded session {id}",
+        transcript.display()
+    );
+    kill_panes(&tmux);
+
+    let (refusal, code) = no_such_session(cli);
+    let real = sb.cli(&headless_args(cli, "again", Some(&id)), &[]);
+    let real_err = format!("{}{}", text(&real.stdout), text(&real.stderr));
+    assert!(
+        !real_err.contains(refusal) && !real_err.contains("No previous sessions found"),
+        "{name}: `--resume {id}` of the recorded session is refused:\n{real_err}"
+    );
+    assert!(
+        real.status.success(),
+        "{name}: `--resume {id}` failed ({:?}):\n{real_err}",
+        real.status
+    );
+    let fake = sb.cli(&headless_args(cli, "again", Some(MADE_UP)), &[]);
+    let fake_err = format!("{}{}", text(&fake.stdout), text(&fake.stderr));
+    assert!(
+        fake_err.contains(refusal),
+        "{name}: a made-up id is not refused with {refusal:?}:\n{fake_err}"
+    );
+    assert_eq!(
+        fake.status.code(),
+        Some(code),
+        "{name}: exit code of a made-up id"
+    );
+}
+
+#[test]
+fn claude_code_accepts_the_hooks_records_its_transcripts_id_and_resumes_it() {
+    interactive_conformance(&CLAUDE);
+}
+
+#[test]
+fn gemini_cli_accepts_the_hooks_records_its_transcripts_id_and_resumes_it() {
+    interactive_conformance(&GEMINI);
+}
+
+#[test]
+fn qwen_code_accepts_the_hooks_records_its_transcripts_id_and_resumes_it() {
+    interactive_conformance(&QWEN);
+}
+
+/// Codex: `install-hooks codex` (the `notify` program) leaves a config
+/// Codex accepts; a completed `exec` turn writes a rollout whose id
+/// `exec resume` accepts while a made-up id is refused.
+#[test]
+fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    sb.ar_ok(&["install-hooks", "codex"]);
+    let out = sb.cli(&headless_args(&CODEX, "hi", None), &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name}: `codex exec` with agent-resume's notify failed ({:?}):\n{all}",
+        out.status
+    );
+    let rollouts: Vec<PathBuf> = files_under(&sb.home().join(".codex/sessions"));
+    assert_eq!(
+        rollouts.len(),
+        1,
+        "{name}: one rollout: {rollouts:?}\n{all}"
+    );
+    let id = sb.transcript_id(&rollouts[0]);
+    assert!(
+        rollouts[0].to_string_lossy().contains(&id) && id.len() == 36,
+        "{name}: the rollout names its id: {rollouts:?}"
+    );
+    assert!(
+        sb.recordings().is_empty(),
+        "{name}: the exec run became a recording"
+    );
+
+    // Interactive: the turn-complete `notify` records the pane with the id
+    // of the rollout Codex wrote.
+    let tmux = sb.tmux();
+    let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let rec = loop {
+        if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
+            break r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: no recording from notify; the screen:\n{}",
+            tmux.screen(&pane)
+        );
+        submit(&tmux, &pane, "hello");
+        std::thread::sleep(Duration::from_secs(2));
+    };
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    assert_eq!(
+        rec["pane"].as_str(),
+        Some(pane_id.as_str()),
+        "{name}: the recording is the pane's own (tmux option @agent_resume_pane)"
+    );
+    // Codex's TUI also sends `notify` for its own task-title thread, which
+    // has no rollout: that id must never replace the session's. Its
+    // report is the hook's to log.
+    let log = sb.home().join(".local/state/agent-resume/hook.log");
+    let tui_id = wait_for(&format!("{name}: the task-title thread's notify"), || {
+        let rec = sb
+            .recordings()
+            .into_iter()
+            .find(|r| r["agent"] == "codex")?;
+        let id = rec["session_id"].as_str()?.to_owned();
+        let logged = fs::read_to_string(&log).is_ok_and(|l| l.contains("no rollout"));
+        (logged || sb.transcripts_of(&id).is_empty()).then_some(id)
+    });
+    drop(tmux);
+    assert_eq!(
+        sb.transcripts_of(&tui_id).len(),
+        1,
+        "{name}: the recorded id {tui_id} is a rollout's id: {:?}",
+        files_under(&sb.home().join(".codex/sessions"))
+    );
+
+    let (refusal, code) = no_such_session(&CODEX);
+    let real = sb.cli(&headless_args(&CODEX, "again", Some(&tui_id)), &[]);
+    let real_all = format!("{}{}", text(&real.stdout), text(&real.stderr));
+    assert!(
+        real.status.success() && !real_all.contains(refusal),
+        "{name}: `exec resume {tui_id}` is refused ({:?}):\n{real_all}",
+        real.status
+    );
+    let fake = sb.cli(&headless_args(&CODEX, "again", Some(MADE_UP)), &[]);
+    let fake_all = format!("{}{}", text(&fake.stdout), text(&fake.stderr));
+    assert!(
+        fake_all.contains(refusal),
+        "{name}: a made-up id is not refused with {refusal:?}:\n{fake_all}"
+    );
+    assert_eq!(
+        fake.status.code(),
+        Some(code),
+        "{name}: exit code of a made-up id"
+    );
+}
+
+/// A pane id as a launcher sets it (`AGENT_RESUME_PANE`), with no shell
+/// integration.
+const LAUNCHER_PANE: &str = "7d3c1f2a-5b6e-4c8d-9a0b-1c2d3e4f5a6b";
+
+/// `-p` / `exec` runs fire the CLIs' hooks (and Codex's `notify`) but are
+/// never a pane's recording, whoever launched them.
+#[test]
+fn headless_runs_of_every_cli_never_become_a_pane_recording() {
+    let mut recorded = Vec::new();
+    for cli in [&CLAUDE, &GEMINI, &QWEN, &CODEX] {
+        let sb = Sandbox::new(cli, true);
+        let name = sb.name();
+        sb.ar_ok(&["install-hooks", cli.agent]);
+        let out = sb.cli(
+            &headless_args(cli, "hi", None),
+            &[("AGENT_RESUME_PANE", LAUNCHER_PANE)],
+        );
+        assert!(
+            out.status.success(),
+            "{name}: the headless run failed ({:?}):\n{}\n{}",
+            out.status,
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let recs = sb.recordings();
+        if !recs.is_empty() {
+            recorded.push(format!("{name}: {recs:?}"));
+        }
+    }
+    assert!(
+        recorded.is_empty(),
+        "headless runs became pane recordings:\n{}",
+        recorded.join("\n")
+    );
+}
+
+/// The shell integration in bash, and the CLI under it, as a user runs it.
+fn bash_pane(sb: &Sandbox, tmux: &Tmux) -> String {
+    fs::write(
+        sb.home().join(".bashrc"),
+        "PS1='bash$ '\neval \"$(agent-resume init bash)\"\n",
+    )
+    .unwrap();
+    let pane = tmux.spawn(&sb.proj(), &["bash", "-i"]);
+    tmux.wait_screen(&pane, "the bash prompt", |s| s.contains("bash$"));
+    pane
+}
+
+/// `claude --permission-mode acceptEdits`, `/exit`, then `clear; claude` in
+/// the same pane: the second run is recorded with its own flags (none),
+/// never the first run's posture.
+#[test]
+fn a_later_clear_then_claude_is_recorded_with_its_own_flags_only() {
+    let sb = Sandbox::new(&CLAUDE, true);
+    let name = sb.name();
+    sb.ar_ok(&["install-hooks", "claude"]);
+    fs::write(
+        sb.root().join("bin/claude"),
+        format!("#!/bin/sh\nexec '{}' \"$@\"\n", sb.exe.display()),
+    )
+    .unwrap();
+    fs::set_permissions(
+        sb.root().join("bin/claude"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let tmux = sb.tmux();
+    let pane = bash_pane(&sb, &tmux);
+
+    tmux.type_line(&pane, "claude --permission-mode acceptEdits");
+    let first = wait_for(&format!("{name}: the first run's recording"), || {
+        sb.recordings().into_iter().find(|r| r["agent"] == "claude")
+    });
+    let flags = first["flags"].to_string();
+    assert!(
+        flags.contains("acceptEdits"),
+        "{name}: the first run is recorded with its own --permission-mode: {first}"
+    );
+    tmux.wait_screen(&pane, &format!("{name}: its prompt"), |s| s.contains('❯'));
+    tmux.type_line(&pane, "/exit");
+    tmux.wait_screen(&pane, "the bash prompt after /exit", |s| {
+        s.matches("bash$").count() >= 2
+    });
+
+    tmux.type_line(&pane, "clear; claude");
+    let first_id = first["session_id"].clone();
+    let second = wait_for(&format!("{name}: the second run's recording"), || {
+        sb.recordings()
+            .into_iter()
+            .find(|r| r["agent"] == "claude" && r["session_id"] != first_id)
+    });
+    kill_panes(&tmux);
+    let flags = second["flags"].to_string();
+    assert!(
+        !flags.contains("acceptEdits") && !flags.contains("permission-mode"),
+        "{name}: `clear; claude` was recorded with the earlier run's posture: {second}"
+    );
+}
+
+/// A layout with one pane in the project, for `plan`.
+fn layout(sb: &Sandbox, pane: &str) -> PathBuf {
+    let p = sb.root().join("layout.json");
+    let l = json!({"startup": true, "windows": [{"landing": true, "visible": true, "active_tab": 0,
+        "tabs": [{"focused_pane": pane, "panes": [{"id": pane, "cwd": sb.proj(), "shell": "bash"}]}]}]});
+    fs::write(&p, l.to_string()).unwrap();
+    p
+}
+
+/// The plan's reason for a pane recorded with Gemini session `id`.
+fn plan_reason(sb: &Sandbox, id: &str) -> Value {
+    let proj = sb.proj();
+    sb.ar_ok(&[
+        "record",
+        "--pane",
+        LAUNCHER_PANE,
+        "--agent",
+        "gemini",
+        "--session-id",
+        id,
+        "--cwd",
+        proj.to_str().unwrap(),
+        "--invocation",
+        "gemini",
+    ]);
+    let l = layout(sb, LAUNCHER_PANE);
+    let out = sb.ar_ok(&["plan", "--json", "--layout", l.to_str().unwrap()]);
+    let rows: Value = serde_json::from_str(&out).expect("plan --json");
+    rows[0]["reason"].clone()
+}
+
+/// The id of a Gemini `-o json` run.
+fn gemini_session(sb: &Sandbox) -> String {
+    let out = sb.cli(
+        &["-m", GEMINI_MODEL, "--skip-trust", "-o", "json", "-p", "hi"],
+        &[],
+    );
+    let stdout = text(&out.stdout);
+    let start = stdout.find('{').unwrap_or(0);
+    let v: Value = serde_json::from_str(&stdout[start..]).unwrap_or(Value::Null);
+    match v["session_id"].as_str() {
+        Some(id) => id.to_owned(),
+        None => {
+            // A failed turn prints no result: the id is the chat file's.
+            let chats = files_under(&sb.home().join(".gemini/tmp"));
+            let chat = chats
+                .iter()
+                .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no chat file after a run:\n{stdout}\n{}",
+                        sb.name(),
+                        text(&out.stderr)
+                    )
+                });
+            sb.transcript_id(chat)
+        }
+    }
+}
+
+/// A Gemini session whose only turn failed is one Gemini itself will not
+/// resume: the plan says `session_missing`; one whose turn completed is
+/// resumed.
+#[test]
+fn a_gemini_session_whose_only_turn_failed_plans_as_session_missing() {
+    let failed = Sandbox::new(&GEMINI, false);
+    let name = failed.name();
+    let id = gemini_session(&failed);
+    let resumed = failed.cli(&headless_args(&GEMINI, "again", Some(&id)), &[]);
+    let said = format!("{}{}", text(&resumed.stdout), text(&resumed.stderr));
+    assert!(
+        said.contains("No previous sessions found"),
+        "{name}: Gemini resumes a session whose only turn failed:\n{said}"
+    );
+    assert_eq!(
+        plan_reason(&failed, &id),
+        json!("session_missing"),
+        "{name}: failed-turn session"
+    );
+
+    let replied = Sandbox::new(&GEMINI, true);
+    let id = gemini_session(&replied);
+    assert_eq!(
+        plan_reason(&replied, &id),
+        Value::Null,
+        "{name}: a replied session is resumed"
+    );
+}

@@ -140,9 +140,13 @@ fn main() -> ExitCode {
 
 /// Whether the error comes from writing to a pipe whose reader closed it.
 fn closed_pipe(err: &anyhow::Error) -> bool {
+    let broken = Some(std::io::ErrorKind::BrokenPipe);
     err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == broken
+            // serde_json keeps the io error inside, out of the chain.
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == broken
     })
 }
 

@@ -216,6 +216,20 @@ fn host_key(socket: &Socket) -> Result<String> {
     Ok(format!("{HOST}{}", server_key(socket)?))
 }
 
+/// `word` as a shell reads it back: as it is when it holds only characters
+/// no shell treats specially, else quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && !word.starts_with(['-', '~'])
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:@%+,".contains(&b));
+    if plain {
+        return word.to_owned();
+    }
+    quote(word).unwrap_or_else(|_| paths::escape(word))
+}
+
 /// The `-L`/`-S` flags that name a server by its key, quoted for a shell.
 fn server_flags(key: &str) -> String {
     let (flag, value) = if key.starts_with('/') {
@@ -223,7 +237,7 @@ fn server_flags(key: &str) -> String {
     } else {
         ("-L", key)
     };
-    format!("{flag} {}", quote(value).unwrap_or_else(|_| paths::escape(value)))
+    format!("{flag} {}", shell_word(value))
 }
 
 /// `tmux servers`: every server with a saved snapshot, its age and the
@@ -313,11 +327,11 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
 /// The one line that says how to attach to a recreated session, every
 /// word quoted for a shell.
 fn attach_line(socket: &Socket, session: &str) -> String {
-    let q = |w: &str| quote(w).unwrap_or_else(|_| paths::escape(w));
+    let q = shell_word;
     let server = match socket {
         Socket::Default => String::new(),
         Socket::Name(n) => format!(" -L {}", q(n)),
-        Socket::Path(p) => format!(" -S {}", q(&p.to_string_lossy())),
+        Socket::Path(p) => format!(" -S {}", q(&paths::show(p))),
     };
     format!("attach: tmux{server} attach -t {}", q(session))
 }

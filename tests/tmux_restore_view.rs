@@ -316,14 +316,6 @@ fn each_tmux_server_restores_its_own_snapshot() {
     w.cli_ok(&a, &["tmux", "save", "-L", a.socket()]);
     w.cli_ok(&b, &["tmux", "save", "-L", b.socket()]);
 
-    let listed = w.cli_ok(&a, &["tmux", "servers"]);
-    assert!(
-        listed.contains(a.socket()) && listed.contains(b.socket()),
-        "both servers are listed:\n{listed}"
-    );
-    let status = w.cli_ok(&a, &["status"]);
-    assert!(status.contains(a.socket()), "{status}");
-
     a.kill_server();
     let out = w.cli_ok(&a, &["tmux", "restore", "-L", a.socket(), "--recreate"]);
     assert_eq!(sessions(&a), ["a work"], "only a's sessions:\n{out}");
@@ -355,6 +347,14 @@ fn each_tmux_server_restores_its_own_snapshot() {
     );
     assert_eq!(rows(&out).len(), 1, "a's one pane:\n{out}");
     assert!(out.contains("a work:0.0"), "{out}");
+
+    let listed = w.cli_ok(&a, &["tmux", "servers"]);
+    assert!(
+        listed.contains(a.socket()) && listed.contains(b.socket()),
+        "both servers are listed:\n{listed}"
+    );
+    let status = w.cli_ok(&a, &["status"]);
+    assert!(status.contains(a.socket()), "{status}");
 }
 
 #[test]

@@ -210,7 +210,11 @@ pub fn write_table(
     let with_fate = cells.iter().any(|c| !c.2.is_empty());
     let wp = cells.iter().map(|c| c.0.chars().count()).max().unwrap_or(0).max(4);
     let wd = cells.iter().map(|c| c.1.chars().count()).max().unwrap_or(0).max(9);
-    let wf = if with_fate { 16 } else { 0 };
+    let wf = if with_fate {
+        cells.iter().map(|c| c.2.len()).max().unwrap_or(0).max(7)
+    } else {
+        0
+    };
     let fate_head = if with_fate { "restore" } else { "" };
     writeln!(
         out,

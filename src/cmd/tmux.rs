@@ -333,7 +333,13 @@ fn attach_line(socket: &Socket, session: &str) -> String {
         Socket::Name(n) => format!(" -L {}", q(n)),
         Socket::Path(p) => format!(" -S {}", q(&paths::show(p))),
     };
-    format!("attach: tmux{server} attach -t {}", q(session))
+    // A name tmux would read as a flag is given as an exact-match target.
+    let target = if session.starts_with('-') {
+        format!("={session}")
+    } else {
+        session.to_owned()
+    };
+    format!("attach: tmux{server} attach -t {}", q(&target))
 }
 
 /// What a restore decided and did.
@@ -642,6 +648,22 @@ fn recreate_missing(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_attach_line_quotes_each_word_a_shell_would_read_otherwise() {
+        assert_eq!(
+            attach_line(&Socket::Name("work".into()), "main"),
+            "attach: tmux -L work attach -t main"
+        );
+        assert_eq!(
+            attach_line(&Socket::Default, "my $HOME; rm"),
+            "attach: tmux attach -t 'my $HOME; rm'"
+        );
+        assert_eq!(
+            attach_line(&Socket::Path("/tmp/a b/s".into()), "-x"),
+            "attach: tmux -S '/tmp/a b/s' attach -t '=-x'"
+        );
+    }
 
     #[test]
     fn the_typed_take_command_holds_only_the_pane_id_and_the_marker() {

@@ -167,8 +167,8 @@ fn quiet_on_closed_stdout() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or_default();
         let broken = std::io::Error::from(std::io::ErrorKind::BrokenPipe).to_string();
-        let epipe = std::io::Error::from_raw_os_error(rustix::io::Errno::PIPE.raw_os_error())
-            .to_string();
+        let epipe =
+            std::io::Error::from_raw_os_error(rustix::io::Errno::PIPE.raw_os_error()).to_string();
         if text.starts_with("failed printing to stdout")
             && (text.ends_with(&epipe) || text.ends_with(&broken))
         {

@@ -42,9 +42,14 @@ fn demo_resumes_the_three_stand_in_agents_and_leaves_the_unsafe_pane_a_shell() {
         ["notes:0.0", "notes:0.1", "work:0.0", "work:0.1", "work:1.0"],
         "{stdout}"
     );
-    for (row, dir) in rows.iter().zip(["notes", "scratch", "project", "project", "project"]) {
+    for (row, dir) in rows
+        .iter()
+        .zip(["notes", "scratch", "project", "project", "project"])
+    {
         assert!(
-            row.split_whitespace().nth(1).is_some_and(|d| d.ends_with(&format!("/{dir}"))),
+            row.split_whitespace()
+                .nth(1)
+                .is_some_and(|d| d.ends_with(&format!("/{dir}"))),
             "{row}"
         );
     }

@@ -87,7 +87,9 @@ impl World {
         assert!(
             out.status.success(),
             "{:?}: {}",
-            args.iter().map(|a| a.as_ref().to_owned()).collect::<Vec<_>>(),
+            args.iter()
+                .map(|a| a.as_ref().to_owned())
+                .collect::<Vec<_>>(),
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -105,7 +107,16 @@ fn make_session(tmux: &Tmux, session: &str, window0: &[&Path], window1: Option<&
     let target0 = format!("={session}:0");
     for (i, d) in window0.iter().enumerate() {
         let mut args = if i == 0 {
-            vec![o("new-session"), o("-d"), o("-s"), o(session), o("-x"), o("200"), o("-y"), o("50")]
+            vec![
+                o("new-session"),
+                o("-d"),
+                o("-s"),
+                o(session),
+                o("-x"),
+                o("200"),
+                o("-y"),
+                o("50"),
+            ]
         } else {
             vec![o("split-window"), o("-d"), o("-t"), o(&target0)]
         };
@@ -265,14 +276,20 @@ fn a_dry_run_after_the_server_died_lists_the_dead_panes_and_changes_nothing() {
                 rest.contains(&*dirs[position].to_string_lossy()),
                 "{flags:?}: {position} shows its directory:\n{stdout}"
             );
-            assert!(rest.contains(comes_back), "{flags:?}: {position}:\n{stdout}");
+            assert!(
+                rest.contains(comes_back),
+                "{flags:?}: {position}:\n{stdout}"
+            );
         }
         let recorded = &rows[1].1;
         assert!(
             recorded.contains("resume") && recorded.contains("claude --resume"),
             "{flags:?}: the recorded pane would resume:\n{stdout}"
         );
-        assert!(!tmux.running(), "{flags:?}: no server, session or pane made");
+        assert!(
+            !tmux.running(),
+            "{flags:?}: no server, session or pane made"
+        );
         assert!(
             !w.root().join("t.jsonl").exists(),
             "{flags:?}: no telemetry"
@@ -295,7 +312,10 @@ fn a_dry_run_after_the_server_died_lists_the_dead_panes_and_changes_nothing() {
     }
 
     // The dry run showed exactly what the restore without it shows.
-    let dry = w.cli_ok(&tmux, &["tmux", "restore", "-L", tmux.socket(), "--dry-run"]);
+    let dry = w.cli_ok(
+        &tmux,
+        &["tmux", "restore", "-L", tmux.socket(), "--dry-run"],
+    );
     let real = w.cli_ok(&tmux, &["tmux", "restore", "-L", tmux.socket()]);
     assert_eq!(dry, real);
     assert!(!tmux.running());
@@ -372,7 +392,10 @@ fn a_restore_with_nothing_to_do_says_so_in_one_line() {
         )
     );
     let other = w.server();
-    let out = w.cli_ok(&other, &["tmux", "restore", "-L", "never-saved", "--dry-run"]);
+    let out = w.cli_ok(
+        &other,
+        &["tmux", "restore", "-L", "never-saved", "--dry-run"],
+    );
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
         out.starts_with("nothing to restore: no saved layout for tmux server never-saved"),
@@ -390,7 +413,14 @@ fn a_listing_written_into_a_closed_pipe_exits_0_with_nothing_on_stderr() {
         &["status"],
         &["tmux", "servers"],
         &["tmux", "restore", "-L", tmux.socket(), "--dry-run"],
-        &["tmux", "restore", "-L", tmux.socket(), "--dry-run", "--json"],
+        &[
+            "tmux",
+            "restore",
+            "-L",
+            tmux.socket(),
+            "--dry-run",
+            "--json",
+        ],
     ] {
         // The reader is gone before the program writes its first byte, as
         // when `head -1` has read its line and exited.
@@ -407,7 +437,10 @@ fn a_listing_written_into_a_closed_pipe_exits_0_with_nothing_on_stderr() {
             .output()
             .expect("runs agent-resume");
         assert_eq!(
-            (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
             (Some(0), ""),
             "{args:?}"
         );

@@ -146,13 +146,16 @@ pub fn row<'a>(p: &'a PanePlan, place: Option<&Place>) -> Row<'a> {
 }
 
 /// The plans in position order (panes without a place last, by id).
-pub fn sorted<'a>(
-    plans: &'a [PanePlan],
-    places: &HashMap<PaneId, Place>,
-) -> Vec<&'a PanePlan> {
+pub fn sorted<'a>(plans: &'a [PanePlan], places: &HashMap<PaneId, Place>) -> Vec<&'a PanePlan> {
     let mut out: Vec<&PanePlan> = plans.iter().collect();
     out.sort_by(|a, b| {
-        let key = |p: &PanePlan| (places.get(&p.pane).map(|x| x.position.clone()).is_none(), places.get(&p.pane).map(|x| x.position.clone()), p.pane);
+        let key = |p: &PanePlan| {
+            (
+                places.get(&p.pane).map(|x| x.position.clone()).is_none(),
+                places.get(&p.pane).map(|x| x.position.clone()),
+                p.pane,
+            )
+        };
         key(a).cmp(&key(b))
     });
     out
@@ -208,8 +211,18 @@ pub fn write_table(
         })
         .collect();
     let with_fate = cells.iter().any(|c| !c.2.is_empty());
-    let wp = cells.iter().map(|c| c.0.chars().count()).max().unwrap_or(0).max(4);
-    let wd = cells.iter().map(|c| c.1.chars().count()).max().unwrap_or(0).max(9);
+    let wp = cells
+        .iter()
+        .map(|c| c.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let wd = cells
+        .iter()
+        .map(|c| c.1.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     let wf = if with_fate {
         cells.iter().map(|c| c.2.len()).max().unwrap_or(0).max(7)
     } else {
@@ -219,7 +232,11 @@ pub fn write_table(
     writeln!(
         out,
         "{:<wp$}  {:<wd$}  {fate_head:<wf$}{}{:<7} {:<12} reason / command",
-        "pane", "directory", if with_fate { "  " } else { "" }, "verdict", "agent"
+        "pane",
+        "directory",
+        if with_fate { "  " } else { "" },
+        "verdict",
+        "agent"
     )?;
     for (position, dir, fate, r) in &cells {
         let what = match r.reason {

@@ -81,7 +81,11 @@ pub fn run(_args: Args, o: &Overrides) -> Result<ExitCode> {
             .collect();
         println!(
             "tmux:       {} saved: {} (`agent-resume tmux servers`)",
-            if servers.len() == 1 { "server" } else { "servers" },
+            if servers.len() == 1 {
+                "server"
+            } else {
+                "servers"
+            },
             list.join(", ")
         );
     }

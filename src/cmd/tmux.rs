@@ -129,7 +129,11 @@ pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let db = paths::db(o)?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
-    store.save_host_layout(&host_key(tmux.socket())?, &serde_json::to_string(&snap)?, when::now())?;
+    store.save_host_layout(
+        &host_key(tmux.socket())?,
+        &serde_json::to_string(&snap)?,
+        when::now(),
+    )?;
     Ok(())
 }
 
@@ -256,7 +260,10 @@ fn servers(o: &Overrides) -> Result<ExitCode> {
     };
     let mut out = std::io::stdout().lock();
     if saved.is_empty() {
-        writeln!(out, "no tmux server saved (the `init tmux` line saves on every layout change)")?;
+        writeln!(
+            out,
+            "no tmux server saved (the `init tmux` line saves on every layout change)"
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let now = when::now();
@@ -271,7 +278,12 @@ fn servers(o: &Overrides) -> Result<ExitCode> {
             )
         })
         .collect();
-    let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0).max(6);
+    let w = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
     writeln!(out, "{:<w$}  {:<5}  restore with", "server", "saved")?;
     for (key, age, cmd) in &rows {
         writeln!(out, "{key:<w$}  {age:<5}  {cmd}")?;
@@ -406,7 +418,10 @@ pub fn restore_server(
         let also = if others.is_empty() {
             " (run `agent-resume tmux save`, or add the `init tmux` line)".to_owned()
         } else {
-            format!(" (saved: {}; see `agent-resume tmux servers`)", others.join(", "))
+            format!(
+                " (saved: {}; see `agent-resume tmux servers`)",
+                others.join(", ")
+            )
         };
         return Ok(Restored::nothing(format!(
             "no saved layout for tmux server {}{also}",
@@ -497,7 +512,10 @@ pub fn restore_server(
         .chain(live.iter().filter_map(|p| p.stable_id))
         .collect();
     let nothing = if refused.is_empty() {
-        format!("every saved pane of tmux server {} is running", paths::escape(&key))
+        format!(
+            "every saved pane of tmux server {} is running",
+            paths::escape(&key)
+        )
     } else {
         "no saved pane can be recreated exactly".to_owned()
     };

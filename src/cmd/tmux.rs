@@ -1,7 +1,9 @@
-//! `agent-resume tmux save` and `agent-resume tmux restore`: the tmux host.
+//! `agent-resume tmux save`, `tmux restore` and `tmux servers`: the tmux
+//! host.
 //!
 //! `save` gives every pane a stable id and stores a layout snapshot in the
-//! database, in its own table (recordings are never touched). `restore`
+//! database, in its own table (recordings are never touched), one per tmux
+//! server ([`server_key`]); `servers` lists them. `restore`
 //! maps the snapshot onto the restore model, plans, arms and reports —
 //! before any pane is created — then recreates what is missing
 //! (`--recreate`), each pane started in its directory with its stable id set
@@ -12,7 +14,10 @@
 //! integration shows an empty, idle prompt (`agent_resume_tmux`'s `prompt`
 //! module), a fixed command holding nothing but the validated pane id and
 //! the history marker is typed into it; anywhere else nothing is typed and
-//! the integration takes the armed line at the pane's next prompt.
+//! the integration takes the armed line at the pane's next prompt. A saved
+//! pane that is gone is planned and shown either way (`recreate`, or
+//! `needs --recreate` with nothing armed); `--dry-run` plans the same and
+//! changes nothing.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;

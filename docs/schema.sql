@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared

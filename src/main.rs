@@ -92,6 +92,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     let paths = paths::Overrides {
         db: cli.db,
@@ -127,9 +128,52 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader went away (`agent-resume … | head`): it has what it
+        // wanted, so exit quietly and successfully, as `rg … | head` does.
+        Err(err) if closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("agent-resume: {err:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the error comes from writing to a pipe whose reader closed it.
+fn closed_pipe(err: &anyhow::Error) -> bool {
+    let broken = Some(std::io::ErrorKind::BrokenPipe);
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == broken
+            // serde_json keeps the io error inside, out of the chain.
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == broken
+    })
+}
+
+/// `SIGPIPE` stays ignored (Rust's default), so no command — the hook
+/// least of all, in the middle of a database write — is ever killed by a
+/// reader that went away: a write to a closed pipe fails with `EPIPE`
+/// instead, which [`closed_pipe`] turns into a quiet exit 0. A `println!`
+/// panics on that failure rather than returning it; this panic hook ends
+/// such a panic the same quiet way (exit 0, nothing on stderr) and leaves
+/// every other panic to the default hook.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        let broken = std::io::Error::from(std::io::ErrorKind::BrokenPipe).to_string();
+        let epipe =
+            std::io::Error::from_raw_os_error(rustix::io::Errno::PIPE.raw_os_error()).to_string();
+        if text.starts_with("failed printing to stdout")
+            && (text.ends_with(&epipe) || text.ends_with(&broken))
+        {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }

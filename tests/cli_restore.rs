@@ -24,11 +24,13 @@ const NOW: &str = "2026-11-30T12:00:00Z";
 const MINUTE_AGO: &str = "2026-11-30T11:59:00Z";
 
 /// The exact keys of one `plan --json` row.
-const PLAN_KEYS: [&str; 7] = [
+const PLAN_KEYS: [&str; 9] = [
     "agent",
     "argv",
+    "directory",
     "line",
     "pane",
+    "position",
     "posture_carried",
     "reason",
     "verdict",

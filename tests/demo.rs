@@ -27,6 +27,32 @@ fn demo_resumes_the_three_stand_in_agents_and_leaves_the_unsafe_pane_a_shell() {
         .split("== verdicts after the restart ==")
         .nth(1)
         .expect("verdicts printed");
+    // One row per pane, named `session:window.pane`, in that order, with
+    // its directory.
+    let rows: Vec<&str> = verdicts
+        .lines()
+        .skip_while(|l| !l.starts_with("pane "))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        rows.iter()
+            .map(|l| l.split_whitespace().next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        ["notes:0.0", "notes:0.1", "work:0.0", "work:0.1", "work:1.0"],
+        "{stdout}"
+    );
+    for (row, dir) in rows
+        .iter()
+        .zip(["notes", "scratch", "project", "project", "project"])
+    {
+        assert!(
+            row.split_whitespace()
+                .nth(1)
+                .is_some_and(|d| d.ends_with(&format!("/{dir}"))),
+            "{row}"
+        );
+    }
     let resumed: Vec<&str> = verdicts
         .lines()
         .filter(|l| l.contains("  resume  "))

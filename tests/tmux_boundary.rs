@@ -196,7 +196,9 @@ fn session_snap(name: String, pane: PaneSnap) -> SessionSnap {
     }
 }
 
-fn save_snapshot(home: &Path, snap: &Snapshot) {
+/// Stores `snap` as the snapshot of the server with socket name `socket`
+/// (in its own socket directory: key `tmux:<name>`).
+fn save_snapshot(home: &Path, socket: &str, snap: &Snapshot) {
     let db = home.join(".local/share/agent-resume/recordings.sqlite3");
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
     let store = Store::open(&db).unwrap();
@@ -205,7 +207,7 @@ fn save_snapshot(home: &Path, snap: &Snapshot) {
         .unwrap();
     store
         .save_host_layout(
-            "tmux",
+            &format!("tmux:{socket}"),
             &serde_json::to_string(snap).unwrap(),
             UnixMillis(i64::try_from(now.as_millis()).unwrap()),
         )
@@ -270,7 +272,7 @@ fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_c
         .iter()
         .filter(|n| std::str::from_utf8(n).is_err())
         .count();
-    save_snapshot(&home, &snap);
+    save_snapshot(&home, server.socket(), &snap);
 
     let out = agent_resume(
         &server,
@@ -320,7 +322,7 @@ fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_c
     let db = home.join(".local/share/agent-resume/recordings.sqlite3");
     let (text, _) = Store::open(&db)
         .unwrap()
-        .host_layout("tmux")
+        .host_layout(&format!("tmux:{}", server.socket()))
         .unwrap()
         .expect("a saved layout");
     let saved: Snapshot = serde_json::from_str(&text).unwrap();
@@ -541,7 +543,7 @@ fn a_directory_forging_a_listing_record_forges_nothing_and_its_pane_has_no_direc
     let db = home.join(".local/share/agent-resume/recordings.sqlite3");
     let (text, _) = Store::open(&db)
         .unwrap()
-        .host_layout("tmux")
+        .host_layout(&format!("tmux:{}", server.socket()))
         .unwrap()
         .expect("a saved layout");
     assert!(
@@ -550,8 +552,14 @@ fn a_directory_forging_a_listing_record_forges_nothing_and_its_pane_has_no_direc
     );
 
     // The server dies; the restore leaves the pane with no directory out.
+    // It restores into a fresh server (its own socket name), so the saved
+    // snapshot is handed to that server's key.
     server.ok(&["kill-server"]);
     let server = Server::start();
+    Store::open(&db)
+        .unwrap()
+        .save_host_layout(&format!("tmux:{}", server.socket()), &text, UnixMillis(1))
+        .unwrap();
     let out = agent_resume(
         &server,
         &home,

@@ -529,8 +529,8 @@ impl World {
         )
         .expect("opens the database");
         db.query_row(
-            "SELECT layout FROM host_layouts WHERE host = 'tmux'",
-            [],
+            "SELECT layout FROM host_layouts WHERE host = ?1",
+            [format!("tmux:{}", self.tmux.socket())],
             |r| r.get(0),
         )
         .expect("a saved tmux snapshot")

@@ -11,17 +11,20 @@
 //! directories, tmux socket) points into a temporary directory, and the
 //! feature is switched on for the tour only, by environment.
 
+use std::collections::HashMap;
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use agent_resume_core::{PanePlan, Stored, Verdict};
+use agent_resume_core::{PaneId, PanePlan, Stored, Verdict};
 use agent_resume_store::{load_or_empty, OpenOptions};
 use agent_resume_tmux::{Socket, Start, Tmux};
 use anyhow::{bail, Context, Result};
 
+use super::plan::{self, Place};
 use super::tmux::{restore_server, save_server};
 use crate::paths::{self, Overrides};
 use crate::telemetry_file;
@@ -192,23 +195,12 @@ fn print_recordings(o: &Overrides) -> Result<()> {
     Ok(())
 }
 
-fn print_plan(plans: &[PanePlan]) {
+fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()> {
     println!("\n== verdicts after the restart ==");
-    for p in plans {
-        match &p.verdict {
-            Verdict::Resume(inv) => println!(
-                "  {}  resume  {}{}",
-                p.pane,
-                shell_words::join(&inv.argv),
-                if inv.posture_carried {
-                    "  [posture carried: fresh]"
-                } else {
-                    ""
-                }
-            ),
-            Verdict::Skip(r) => println!("  {}  skip    {} ({})", p.pane, r.as_str(), r.describe()),
-        }
-    }
+    let mut out = std::io::stdout().lock();
+    plan::write_table(&mut out, &plan::sorted(plans, places), places)?;
+    out.flush()?;
+    Ok(())
 }
 
 fn print_telemetry() -> Result<()> {
@@ -281,8 +273,9 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
     }
 
     println!("\n== 3. agent-resume tmux restore --recreate ==");
-    let plans = restore_server(&tmux, true, false, o)?;
-    print_plan(&plans);
+    let restored = restore_server(&tmux, true, false, o)?;
+    print_plan(&restored.plans, &restored.places)?;
+    let plans = restored.plans;
     let resumed = plans
         .iter()
         .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
@@ -385,7 +378,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
     let decided = decide(o, &layout, now, true, Some(&keep))?;
     let mut sink = telemetry_file::FileSink::new(telemetry_file::path()?);
     arm_and_report(&decided, &layout, now, &mut sink);
-    print_plan(&decided.plans);
+    print_plan(&decided.plans, &plan::places_of(&layout))?;
     println!("\n== 3. each resumed pane's shell takes its line at the first prompt ==");
     for pane in &panes {
         let store = OpenOptions::default()

@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use agent_resume_core::{PaneId, PanePlan, Verdict};
+use agent_resume_core::{Layout, PaneId, PanePlan, Verdict};
 use anyhow::Result;
 use serde::Serialize;
 
@@ -29,10 +29,89 @@ pub struct Args {
     json: bool,
 }
 
+/// Where a pane sits in its host: what the table names it by and sorts it
+/// by.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Position {
+    /// A tmux pane: `session:window.pane`.
+    Tmux {
+        /// The session name.
+        session: String,
+        /// The window index.
+        window: u32,
+        /// The pane index.
+        pane: u32,
+    },
+    /// A pane of a layout file (docs/layout.md): window, tab and pane
+    /// indices, in the file's order.
+    Host {
+        /// The window's index in the layout.
+        window: usize,
+        /// The tab's index in its window.
+        tab: usize,
+        /// The pane's index in its tab.
+        pane: usize,
+    },
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Position::Tmux {
+                session,
+                window,
+                pane,
+            } => write!(f, "{}:{window}.{pane}", crate::paths::escape(session)),
+            Position::Host { window, tab, pane } => write!(f, "w{window}.t{tab}.p{pane}"),
+        }
+    }
+}
+
+/// A pane's place in the table: its position, its directory and (tmux) how
+/// it comes back.
+#[derive(Clone, Debug)]
+pub struct Place {
+    /// Where it sits.
+    pub position: Position,
+    /// Its directory, when known.
+    pub cwd: Option<PathBuf>,
+    /// How the host brings it back (`recreate`, `in place`, …); `None` for
+    /// a layout file's panes, which the terminal itself restored.
+    pub comes_back: Option<&'static str>,
+}
+
+/// The places of a layout file's panes.
+pub fn places_of(layout: &Layout) -> HashMap<PaneId, Place> {
+    let mut out = HashMap::new();
+    for (wi, w) in layout.windows.iter().enumerate() {
+        for (ti, t) in w.tabs.iter().enumerate() {
+            for (pi, p) in t.panes.iter().enumerate() {
+                out.insert(
+                    p.id,
+                    Place {
+                        position: Position::Host {
+                            window: wi,
+                            tab: ti,
+                            pane: pi,
+                        },
+                        cwd: p.cwd.clone(),
+                        comes_back: None,
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
 /// One row of `--json`.
 #[derive(Serialize)]
 pub struct Row<'a> {
     pane: String,
+    position: Option<String>,
+    directory: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comes_back: Option<&'static str>,
     verdict: &'static str,
     reason: Option<&'static str>,
     agent: Option<&'static str>,
@@ -41,7 +120,7 @@ pub struct Row<'a> {
     posture_carried: bool,
 }
 
-pub fn row(p: &PanePlan) -> Row<'_> {
+pub fn row<'a>(p: &'a PanePlan, place: Option<&Place>) -> Row<'a> {
     let (verdict, reason, argv, line, posture) = match &p.verdict {
         Verdict::Resume(inv) => (
             "resume",
@@ -54,6 +133,9 @@ pub fn row(p: &PanePlan) -> Row<'_> {
     };
     Row {
         pane: p.pane.to_string(),
+        position: place.map(|x| x.position.to_string()),
+        directory: place.and_then(|x| x.cwd.as_deref()).map(crate::paths::show),
+        comes_back: place.and_then(|x| x.comes_back),
         verdict,
         reason,
         agent: p.agent.map(|a| a.as_str()),
@@ -63,36 +145,111 @@ pub fn row(p: &PanePlan) -> Row<'_> {
     }
 }
 
-pub fn print(plans: &[PanePlan], json: bool) -> Result<()> {
+/// The plans in position order (panes without a place last, by id).
+pub fn sorted<'a>(plans: &'a [PanePlan], places: &HashMap<PaneId, Place>) -> Vec<&'a PanePlan> {
+    let mut out: Vec<&PanePlan> = plans.iter().collect();
+    out.sort_by(|a, b| {
+        let key = |p: &PanePlan| {
+            (
+                places.get(&p.pane).map(|x| x.position.clone()).is_none(),
+                places.get(&p.pane).map(|x| x.position.clone()),
+                p.pane,
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    out
+}
+
+/// Prints the plans, one line per pane in position order, or (`json`) a
+/// JSON array in the same order; with no pane at all, the one line
+/// `nothing to restore: {nothing}` instead of a table (`[]` as JSON).
+pub fn print(
+    plans: &[PanePlan],
+    places: &HashMap<PaneId, Place>,
+    nothing: &str,
+    json: bool,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
+    let rows = sorted(plans, places);
     if json {
-        let rows: Vec<Row<'_>> = plans.iter().map(row).collect();
+        let rows: Vec<Row<'_>> = rows.iter().map(|p| row(p, places.get(&p.pane))).collect();
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
+        if plans.is_empty() {
+            eprintln!("nothing to restore: {nothing}");
+        }
         return Ok(());
     }
+    if plans.is_empty() {
+        writeln!(out, "nothing to restore: {nothing}")?;
+        return Ok(());
+    }
+    write_table(&mut out, &rows, places)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The table itself: position, directory, how the pane comes back (tmux),
+/// verdict, agent, and the reason or the command.
+pub fn write_table(
+    out: &mut dyn Write,
+    rows: &[&PanePlan],
+    places: &HashMap<PaneId, Place>,
+) -> std::io::Result<()> {
+    let cells: Vec<(String, String, &str, Row<'_>)> = rows
+        .iter()
+        .map(|p| {
+            let place = places.get(&p.pane);
+            let r = row(p, place);
+            (
+                r.position.clone().unwrap_or_else(|| r.pane.clone()),
+                r.directory.clone().unwrap_or_else(|| "-".to_owned()),
+                r.comes_back.unwrap_or(""),
+                r,
+            )
+        })
+        .collect();
+    let with_fate = cells.iter().any(|c| !c.2.is_empty());
+    let wp = cells
+        .iter()
+        .map(|c| c.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let wd = cells
+        .iter()
+        .map(|c| c.1.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
+    let wf = if with_fate {
+        cells.iter().map(|c| c.2.len()).max().unwrap_or(0).max(7)
+    } else {
+        0
+    };
+    let fate_head = if with_fate { "restore" } else { "" };
     writeln!(
         out,
-        "{:<36}  {:<7} {:<12} reason / command",
-        "pane", "verdict", "agent"
+        "{:<wp$}  {:<wd$}  {fate_head:<wf$}{}{:<7} {:<12} reason / command",
+        "pane",
+        "directory",
+        if with_fate { "  " } else { "" },
+        "verdict",
+        "agent"
     )?;
-    for p in plans {
-        let r = row(p);
-        let what = match (&p.verdict, r.reason) {
-            (Verdict::Resume(inv), _) => {
-                let posture = if inv.posture_carried {
-                    "  [posture]"
-                } else {
-                    ""
-                };
-                format!("{}{posture}", shell_words::join(&inv.argv))
+    for (position, dir, fate, r) in &cells {
+        let what = match r.reason {
+            None => {
+                let posture = if r.posture_carried { "  [posture]" } else { "" };
+                format!("{}{posture}", shell_words::join(r.argv.unwrap_or_default()))
             }
-            (Verdict::Skip(_), reason) => reason.unwrap_or_default().to_owned(),
+            Some(reason) => reason.to_owned(),
         };
         writeln!(
             out,
-            "{:<36}  {:<7} {:<12} {what}",
-            r.pane,
+            "{position:<wp$}  {dir:<wd$}  {fate:<wf$}{}{:<7} {:<12} {what}",
+            if with_fate { "  " } else { "" },
             r.verdict,
             r.agent.unwrap_or("-")
         )?;
@@ -122,6 +279,11 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);
     }
-    print(&decided.plans, args.json)?;
+    print(
+        &decided.plans,
+        &places_of(&layout),
+        "the layout holds no pane",
+        args.json,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -70,5 +70,24 @@ pub fn run(_args: Args, o: &Overrides) -> Result<ExitCode> {
         }
         (Err(e), _) | (_, Err(e)) => println!("recordings: unreadable ({})", e.fault),
     }
+    let servers = super::tmux::saved_servers(o);
+    if servers.is_empty() {
+        println!("tmux:       no server saved");
+    } else {
+        let now = crate::when::now();
+        let list: Vec<String> = servers
+            .iter()
+            .map(|(k, at)| format!("{} ({})", paths::escape(k), super::sessions::age(*at, now)))
+            .collect();
+        println!(
+            "tmux:       {} saved: {} (`agent-resume tmux servers`)",
+            if servers.len() == 1 {
+                "server"
+            } else {
+                "servers"
+            },
+            list.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

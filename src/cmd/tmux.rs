@@ -1,7 +1,9 @@
-//! `agent-resume tmux save` and `agent-resume tmux restore`: the tmux host.
+//! `agent-resume tmux save`, `tmux restore` and `tmux servers`: the tmux
+//! host.
 //!
 //! `save` gives every pane a stable id and stores a layout snapshot in the
-//! database, in its own table (recordings are never touched). `restore`
+//! database, in its own table (recordings are never touched), one per tmux
+//! server ([`server_key`]); `servers` lists them. `restore`
 //! maps the snapshot onto the restore model, plans, arms and reports —
 //! before any pane is created — then recreates what is missing
 //! (`--recreate`), each pane started in its directory with its stable id set
@@ -12,13 +14,20 @@
 //! integration shows an empty, idle prompt (`agent_resume_tmux`'s `prompt`
 //! module), a fixed command holding nothing but the validated pane id and
 //! the history marker is typed into it; anywhere else nothing is typed and
-//! the integration takes the armed line at the pane's next prompt.
+//! the integration takes the armed line at the pane's next prompt. A saved
+//! pane that is gone is planned and shown either way (`recreate`, or
+//! `needs --recreate` with nothing armed); `--dry-run` plans the same and
+//! changes nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
+
+use super::plan::{Place, Position};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
     layout_size, literal, shell_of, snapshot, to_layout, LivePane, Refused, Snapshot, Socket,
@@ -31,8 +40,9 @@ use crate::restore::{arm_and_report, decide};
 use crate::telemetry_file::{self, FileSink};
 use crate::{config, when};
 
-/// The host name of tmux's snapshot in the database.
-const HOST: &str = "tmux";
+/// The prefix of a tmux server's snapshot key in the database: the key is
+/// this followed by the server's [`server_key`].
+const HOST: &str = "tmux:";
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,8 +54,10 @@ pub struct Args {
 enum Sub {
     /// Give every pane a stable id and save the layout snapshot.
     Save(Server),
-    /// Restore agent panes from the last snapshot.
+    /// Restore agent panes from the server's last snapshot.
     Restore(RestoreArgs),
+    /// List the tmux servers with a saved snapshot, and how old each is.
+    Servers,
 }
 
 #[derive(clap::Args)]
@@ -87,6 +99,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     match args.command {
         Sub::Save(s) => save(&s, o),
         Sub::Restore(r) => restore(&r, o),
+        Sub::Servers => servers(o),
     }
 }
 
@@ -121,7 +134,11 @@ pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let db = paths::db(o)?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
-    store.save_host_layout(HOST, &serde_json::to_string(&snap)?, when::now())?;
+    store.save_host_layout(
+        &host_key(tmux.socket())?,
+        &serde_json::to_string(&snap)?,
+        when::now(),
+    )?;
     Ok(())
 }
 
@@ -132,6 +149,9 @@ enum Fate {
     /// Already there, a shell in front: typed into only at an empty, idle
     /// prompt.
     AtPrompt(String),
+    /// Gone, and not recreated (no `--recreate`): planned, shown, never
+    /// armed.
+    Dead,
 }
 
 /// The command typed into an existing pane at its prompt: fixed text but for
@@ -145,6 +165,154 @@ fn take_command(bin: &str, pane: PaneId, shell: Shell) -> String {
     }
 }
 
+/// tmux's own socket directory: `$TMUX_TMPDIR` (else `/tmp`), then
+/// `tmux-<uid>`, resolved as tmux resolves it.
+fn socket_dir() -> PathBuf {
+    let base = std::env::var_os("TMUX_TMPDIR")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    let dir = base.join(format!("tmux-{}", rustix::process::getuid().as_raw()));
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+/// The socket a `tmux` command with this `-L`/`-S` (or neither) talks to:
+/// `-L NAME` in tmux's socket directory; with neither, `$TMUX`'s socket
+/// (its first comma-separated field) inside tmux, else `default` there.
+fn socket_path(socket: &Socket) -> PathBuf {
+    match socket {
+        Socket::Name(n) => socket_dir().join(n),
+        Socket::Path(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+        Socket::Default => std::env::var_os("TMUX")
+            .and_then(|t| {
+                let first = t.as_bytes().split(|b| *b == b',').next()?.to_vec();
+                (!first.is_empty()).then(|| PathBuf::from(std::ffi::OsString::from_vec(first)))
+            })
+            .unwrap_or_else(|| socket_dir().join("default")),
+    }
+}
+
+/// The server's key, as stored and as `tmux servers` shows it: the socket's
+/// name when it sits in tmux's socket directory (`default` for the default
+/// server, so `-L default`, `-S <dir>/default` and no flag are one server),
+/// else the socket's path with its directory resolved. Text held in the
+/// database, never handed to tmux.
+pub fn server_key(socket: &Socket) -> Result<String> {
+    let path = socket_path(socket);
+    let resolved = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            if parent == socket_dir() {
+                PathBuf::from(name)
+            } else {
+                parent.join(name)
+            }
+        }
+        _ => path,
+    };
+    match resolved.to_str() {
+        Some(text) if !text.is_empty() && !text.chars().any(char::is_control) => {
+            Ok(text.to_owned())
+        }
+        _ => anyhow::bail!(
+            "the tmux socket {} is not plain text; its layout is not kept",
+            paths::show(&resolved)
+        ),
+    }
+}
+
+/// The database key of the server's snapshot.
+fn host_key(socket: &Socket) -> Result<String> {
+    Ok(format!("{HOST}{}", server_key(socket)?))
+}
+
+/// `word` as a shell reads it back: as it is when it holds only characters
+/// no shell treats specially, else quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && !word.starts_with(['-', '~'])
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:@%+,".contains(&b));
+    if plain {
+        return word.to_owned();
+    }
+    quote(word).unwrap_or_else(|_| paths::escape(word))
+}
+
+/// The `-L`/`-S` flags that name a server by its key, quoted for a shell.
+fn server_flags(key: &str) -> String {
+    let (flag, value) = if key.starts_with('/') {
+        ("-S", key)
+    } else {
+        ("-L", key)
+    };
+    format!("{flag} {}", shell_word(value))
+}
+
+/// `tmux servers`: every server with a saved snapshot, its age and the
+/// command that restores it.
+fn servers(o: &Overrides) -> Result<ExitCode> {
+    let db = paths::db(o)?;
+    let saved = match agent_resume_store::OpenOptions::default().inspect(&db)? {
+        Some(store) => match store.host_layouts(HOST) {
+            Ok(saved) => saved,
+            Err(why) => {
+                eprintln!("agent-resume: recordings database not trusted ({why}); its snapshots are not listed");
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
+    let mut out = std::io::stdout().lock();
+    if saved.is_empty() {
+        writeln!(
+            out,
+            "no tmux server saved (the `init tmux` line saves on every layout change)"
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = when::now();
+    let rows: Vec<(String, String, String)> = saved
+        .iter()
+        .map(|(host, at)| {
+            let key = host.strip_prefix(HOST).unwrap_or(host);
+            (
+                paths::escape(key),
+                super::sessions::age(*at, now),
+                format!("agent-resume tmux restore {}", server_flags(key)),
+            )
+        })
+        .collect();
+    let w = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    writeln!(out, "{:<w$}  {:<5}  restore with", "server", "saved")?;
+    for (key, age, cmd) in &rows {
+        writeln!(out, "{key:<w$}  {age:<5}  {cmd}")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The names of the servers with a saved snapshot, for messages.
+pub fn saved_servers(o: &Overrides) -> Vec<(String, agent_resume_core::UnixMillis)> {
+    let Ok(db) = paths::db(o) else {
+        return Vec::new();
+    };
+    agent_resume_store::OpenOptions::default()
+        .inspect(&db)
+        .ok()
+        .flatten()
+        .and_then(|s| s.host_layouts(HOST).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(host, at)| (host.strip_prefix(HOST).unwrap_or(&host).to_owned(), at))
+        .collect()
+}
+
 fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
     let gate = config::gate_quiet(o);
     if !gate.enabled {
@@ -154,36 +322,116 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let plans = restore_server(&args.server.tmux(), args.recreate, args.dry_run, o)?;
-    super::plan::print(&plans, args.json)?;
+    let tmux = args.server.tmux();
+    let restored = restore_server(&tmux, args.recreate, args.dry_run, o)?;
+    super::plan::print(
+        &restored.plans,
+        &restored.places,
+        &restored.nothing,
+        args.json,
+    )?;
+    if let Some(session) = &restored.attach {
+        let line = attach_line(tmux.socket(), session);
+        if args.json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The one line that says how to attach to a recreated session, every
+/// word quoted for a shell.
+fn attach_line(socket: &Socket, session: &str) -> String {
+    let q = shell_word;
+    let server = match socket {
+        Socket::Default => String::new(),
+        Socket::Name(n) => format!(" -L {}", q(n)),
+        Socket::Path(p) => format!(" -S {}", q(&paths::show(p))),
+    };
+    // A name tmux would read as a flag is given as an exact-match target.
+    let target = if session.starts_with('-') {
+        format!("={session}")
+    } else {
+        session.to_owned()
+    };
+    format!("attach: tmux{server} attach -t {}", q(&target))
+}
+
+/// What a restore decided and did.
+pub struct Restored {
+    /// Every planned pane.
+    pub plans: Vec<PanePlan>,
+    /// Where each planned pane sits, its directory and how it comes back.
+    pub places: HashMap<PaneId, Place>,
+    /// Why nothing is restored, when `plans` is empty.
+    pub nothing: String,
+    /// The session to attach to, when `--recreate` made one.
+    pub attach: Option<String>,
+}
+
+impl Restored {
+    fn nothing(why: String) -> Self {
+        Restored {
+            plans: Vec::new(),
+            places: HashMap::new(),
+            nothing: why,
+            attach: None,
+        }
+    }
+}
+
 /// The restore itself (the feature flag already checked): plan, and unless
-/// `dry_run`, arm, report, recreate and dispatch. Returns the decisions.
+/// `dry_run`, arm, report, recreate and dispatch. A dry run plans exactly
+/// what the same restore would, dead panes included, and changes nothing:
+/// no pane created or typed into, nothing armed or swept, no telemetry, the
+/// database only read (never migrated), no tmux option set.
+///
+/// A saved pane whose tmux pane is gone is planned either way: with
+/// `recreate` it comes back (`recreate`), without it nothing is armed for it
+/// and its row says `needs --recreate`.
 pub fn restore_server(
     tmux: &Tmux,
     recreate: bool,
     dry_run: bool,
     o: &Overrides,
-) -> Result<Vec<PanePlan>> {
+) -> Result<Restored> {
     let db = paths::db(o)?;
+    let key = server_key(tmux.socket())?;
+    let host = format!("{HOST}{key}");
     // The snapshot decides what is created and typed: it passes the same
     // trust check as recordings, and an untrusted database yields nothing.
     let saved = match agent_resume_store::OpenOptions::default()
         .inspect(&db)?
-        .map(|s| s.host_layout(HOST))
+        .map(|s| s.host_layout(&host))
     {
         Some(Ok(saved)) => saved,
         Some(Err(why)) => {
             eprintln!("agent-resume: recordings database not trusted ({why}); nothing restored, recreated or typed");
-            return Ok(Vec::new());
+            return Ok(Restored::nothing(
+                "the recordings database is not trusted".to_owned(),
+            ));
         }
         None => None,
     };
     let Some((text, _)) = saved else {
-        eprintln!("agent-resume: no saved tmux layout (run `agent-resume tmux save`, or add the `init tmux` line)");
-        return Ok(Vec::new());
+        let others: Vec<String> = saved_servers(o)
+            .into_iter()
+            .map(|(k, _)| paths::escape(&k))
+            .collect();
+        let also = if others.is_empty() {
+            " (run `agent-resume tmux save`, or add the `init tmux` line)".to_owned()
+        } else {
+            format!(
+                " (saved: {}; see `agent-resume tmux servers`)",
+                others.join(", ")
+            )
+        };
+        return Ok(Restored::nothing(format!(
+            "no saved layout for tmux server {}{also}",
+            paths::escape(&key)
+        )));
     };
     let snap: Snapshot =
         serde_json::from_str(&text).context("the saved tmux layout does not parse")?;
@@ -203,6 +451,7 @@ pub fn restore_server(
         .unwrap_or(Shell::Bash);
 
     let mut fates: BTreeMap<PaneId, Fate> = BTreeMap::new();
+    let mut places: HashMap<PaneId, Place> = HashMap::new();
     let mut refused: BTreeMap<Refused, usize> = BTreeMap::new();
     let (layout, placed) = to_layout(&snap, |s, w, p| {
         let spec = |cwd: Option<PathBuf>, shell| PaneSpec {
@@ -213,6 +462,20 @@ pub fn restore_server(
             has_input: false,
             queued_command: false,
         };
+        let mut place = |cwd: &std::path::Path, comes_back| {
+            places.insert(
+                p.id,
+                Place {
+                    position: Position::Tmux {
+                        session: s.name.clone(),
+                        window: w.index,
+                        pane: p.index,
+                    },
+                    cwd: Some(cwd.to_path_buf()),
+                    comes_back: Some(comes_back),
+                },
+            );
+        };
         match at.get(&(s.name.as_str(), w.index, p.index)) {
             // A pane that never died, or another pane in its place: not ours to restore.
             Some(l) if l.stable_id.is_some() => None,
@@ -220,9 +483,10 @@ pub fn restore_server(
             Some(l) => {
                 let shell = shell_of(&l.command)?;
                 fates.insert(p.id, Fate::AtPrompt(l.target.clone()));
+                place(&l.cwd, "in place");
                 Some(spec(Some(l.cwd.clone()), shell))
             }
-            None if recreate => {
+            None => {
                 // A session name or directory tmux cannot hold exactly is
                 // never handed to it: the pane is left out of the restore
                 // (nothing armed, nothing created).
@@ -230,12 +494,17 @@ pub fn restore_server(
                     *refused.entry(r).or_default() += 1;
                     return None;
                 }
-                // Started in its saved directory when it still exists; the
-                // plan checks the directory either way (`directory_gone`).
-                fates.insert(p.id, Fate::Create(p.cwd.is_dir().then(|| p.cwd.clone())));
+                if recreate {
+                    // Started in its saved directory when it still exists; the
+                    // plan checks the directory either way (`directory_gone`).
+                    fates.insert(p.id, Fate::Create(p.cwd.is_dir().then(|| p.cwd.clone())));
+                    place(&p.cwd, "recreate");
+                } else {
+                    fates.insert(p.id, Fate::Dead);
+                    place(&p.cwd, "needs --recreate");
+                }
                 Some(spec(Some(p.cwd.clone()), p.shell.unwrap_or(default_shell)))
             }
-            None => None,
         }
     });
     for (r, n) in &refused {
@@ -247,22 +516,48 @@ pub fn restore_server(
         .flat_map(|s| s.windows.iter().flat_map(|w| w.panes.iter().map(|p| p.id)))
         .chain(live.iter().filter_map(|p| p.stable_id))
         .collect();
+    let nothing = if refused.is_empty() {
+        format!(
+            "every saved pane of tmux server {} is running",
+            paths::escape(&key)
+        )
+    } else {
+        "no saved pane can be recreated exactly".to_owned()
+    };
     let now = when::now();
-    let decided = decide(o, &layout, now, true, (!dry_run).then_some(&keep))?;
+    let mut decided = decide(o, &layout, now, true, (!dry_run).then_some(&keep))?;
     for w in &decided.warnings {
         eprintln!("agent-resume: {w}");
     }
     if dry_run {
-        return Ok(decided.plans);
+        return Ok(Restored {
+            plans: decided.plans,
+            places,
+            nothing,
+            attach: None,
+        });
     }
+    let plans = decided.plans.clone();
+    // A pane that is not coming back has nothing armed and nothing reported.
+    decided
+        .plans
+        .retain(|p| !matches!(fates.get(&p.pane), Some(Fate::Dead)));
     // Arm before any pane exists: a new pane's first prompt takes its line.
     let mut sink = FileSink::new(telemetry_file::path()?);
     arm_and_report(&decided, &layout, now, &mut sink);
 
+    let mut attach = None;
     if recreate {
         // Sessions the server still has (listed once, before anything is made).
         let existing: BTreeSet<&str> = live.iter().map(|p| p.session.as_str()).collect();
-        recreate_missing(tmux, &snap, &fates, &existing);
+        let made = recreate_missing(tmux, &snap, &fates, &existing);
+        // The session the user was last in, of those made.
+        attach = snap
+            .sessions
+            .iter()
+            .filter(|s| made.contains(&s.name))
+            .max_by_key(|s| s.last_attached)
+            .map(|s| s.name.clone());
     }
     let bin = std::env::current_exe()
         .ok()
@@ -291,7 +586,12 @@ pub fn restore_server(
         };
         eprintln!("agent-resume: nothing typed into a pane ({why}); {left}");
     }
-    Ok(decided.plans)
+    Ok(Restored {
+        plans,
+        places,
+        nothing,
+        attach,
+    })
 }
 
 /// Whether a saved pane can be recreated exactly: its session name and its
@@ -309,9 +609,11 @@ fn recreate_missing(
     snap: &Snapshot,
     fates: &BTreeMap<PaneId, Fate>,
     existing: &BTreeSet<&str>,
-) {
+) -> BTreeSet<String> {
+    let mut made_sessions = BTreeSet::new();
     for s in &snap.sessions {
         let mut session_made = existing.contains(s.name.as_str());
+        let mut window_made = false;
         let mut active_target = None;
         for w in &s.windows {
             let mut window_target: Option<String> = None;
@@ -344,6 +646,7 @@ fn recreate_missing(
                     }
                 };
                 session_made = true;
+                window_made = true;
                 if w.index == s.active_window && p.index == w.active_pane {
                     active_target = Some(target.clone());
                 }
@@ -358,12 +661,32 @@ fn recreate_missing(
         if session_made {
             let _ = tmux.select(&s.name, s.active_window, active_target.as_deref());
         }
+        if window_made {
+            made_sessions.insert(s.name.clone());
+        }
     }
+    made_sessions
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_attach_line_quotes_each_word_a_shell_would_read_otherwise() {
+        assert_eq!(
+            attach_line(&Socket::Name("work".into()), "main"),
+            "attach: tmux -L work attach -t main"
+        );
+        assert_eq!(
+            attach_line(&Socket::Default, "my $HOME; rm"),
+            "attach: tmux attach -t 'my $HOME; rm'"
+        );
+        assert_eq!(
+            attach_line(&Socket::Path("/tmp/a b/s".into()), "-x"),
+            "attach: tmux -S '/tmp/a b/s' attach -t '=-x'"
+        );
+    }
 
     #[test]
     fn the_typed_take_command_holds_only_the_pane_id_and_the_marker() {

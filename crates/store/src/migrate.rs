@@ -51,6 +51,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_add_noted_pid.sql",
         sql: include_str!("../../../migrations/0006_add_noted_pid.sql"),
     },
+    Migration {
+        version: 7,
+        name: "0007_move_tmux_layout_to_default_server.sql",
+        sql: include_str!("../../../migrations/0007_move_tmux_layout_to_default_server.sql"),
+    },
 ];
 
 /// The schema version this build writes.

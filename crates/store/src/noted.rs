@@ -148,6 +148,30 @@ impl Store {
             .ok()
             .flatten())
     }
+
+    /// Every saved layout snapshot whose host key starts with `prefix`, with
+    /// when it was saved, in key order (`tmux servers`). The same trust
+    /// check as [`Store::host_layout`]; keys are data, never a pattern.
+    pub fn host_layouts(&self, prefix: &str) -> Result<Vec<(String, UnixMillis)>, crate::Distrust> {
+        if let Some(why) = self.distrust() {
+            return Err(why);
+        }
+        if self.schema_version() == 0 {
+            return Ok(Vec::new());
+        }
+        let Ok(mut stmt) = self.conn.prepare(
+            "SELECT host, saved_at FROM host_layouts \
+             WHERE substr(host, 1, length(?1)) = ?1 ORDER BY host",
+        ) else {
+            return Ok(Vec::new());
+        };
+        let Ok(rows) = stmt.query_map([prefix], |r| {
+            Ok((r.get::<_, String>(0)?, UnixMillis(r.get(1)?)))
+        }) else {
+            return Ok(Vec::new());
+        };
+        Ok(rows.filter_map(Result::ok).collect())
+    }
 }
 
 #[cfg(test)]

@@ -87,6 +87,14 @@ fn make_fixture(path: &Path, v: u32) {
         pane(3)
     ))
     .expect("inserts");
+    // From version 6 on (the last one with a single tmux snapshot), the
+    // fixture holds the tmux layout snapshot too.
+    if v >= 6 {
+        conn.execute_batch(
+            "INSERT INTO host_layouts VALUES ('tmux', '{\"sessions\":[]}', 1700000000003);",
+        )
+        .expect("inserts the layout");
+    }
     conn.pragma_update(None, "journal_mode", "delete")
         .expect("standalone file");
 }
@@ -134,6 +142,40 @@ fn fixture_of_every_older_version_migrates_forward_with_rows_intact() {
         seen += 1;
     }
     assert_eq!(seen, LATEST as usize - 1);
+}
+
+/// The last schema version with one tmux snapshot per machine (host "tmux").
+const SINGLE_TMUX_SNAPSHOT: u32 = 6;
+
+#[test]
+fn the_single_tmux_snapshot_of_a_version_6_file_moves_to_the_default_servers_key() {
+    let fixture = fixtures().join(format!("v{SINGLE_TMUX_SNAPSHOT}.sqlite3"));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    std::fs::copy(&fixture, &path).expect("copies the fixture");
+    let before = Connection::open(&path).expect("opens");
+    assert_eq!(
+        migrate::version(&before).expect("version"),
+        SINGLE_TMUX_SNAPSHOT
+    );
+    drop(before);
+
+    let store = Store::open(&path).expect("migrates forward");
+    assert_eq!(store.host_layout("tmux"), Ok(None), "the old key is gone");
+    assert_eq!(
+        store.host_layout("tmux:default"),
+        Ok(Some((
+            "{\"sessions\":[]}".to_owned(),
+            agent_resume_core::UnixMillis(1_700_000_000_003)
+        )))
+    );
+    assert_eq!(
+        store.host_layouts("tmux:"),
+        Ok(vec![(
+            "tmux:default".to_owned(),
+            agent_resume_core::UnixMillis(1_700_000_000_003)
+        )])
+    );
 }
 
 #[test]

@@ -421,7 +421,9 @@ impl Catalog {
                 }
             };
             if ra.verified && ra.verified_versions.is_empty() {
-                return Err(rule("a verified agent names the versions it was verified with"));
+                return Err(rule(
+                    "a verified agent names the versions it was verified with",
+                ));
             }
             if !ra.verified_versions.iter().all(|v| is_version(v)) {
                 return Err(rule("a verified version is dotted numbers, like 1.2.3"));

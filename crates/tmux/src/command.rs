@@ -220,6 +220,12 @@ impl Tmux {
         Ok(self.pane_id(target)?.unwrap_or(id))
     }
 
+    /// The server's global hooks as `show-hooks -g` prints them, one
+    /// `name[index] command` per line (read by `doctor`).
+    pub fn global_hooks(&self) -> Result<String, TmuxError> {
+        self.run("show-hooks", &["show-hooks", "-g"])
+    }
+
     /// The server's default shell (`default-shell`).
     pub fn default_shell(&self) -> Option<String> {
         self.run("show-options", &["show-options", "-gv", "default-shell"])

@@ -220,10 +220,16 @@ impl Tmux {
         Ok(self.pane_id(target)?.unwrap_or(id))
     }
 
-    /// The server's global hooks as `show-hooks -g` prints them, one
-    /// `name[index] command` per line (read by `doctor`).
+    /// The server's global hooks, one `name[index] command` per line:
+    /// session hooks (`show-hooks -g`), then window and pane hooks
+    /// (`show-hooks -gw`; tmux 3.2 and later keep `pane-exited` and
+    /// `window-layout-changed` there). Read by `doctor`.
     pub fn global_hooks(&self) -> Result<String, TmuxError> {
-        self.run("show-hooks", &["show-hooks", "-g"])
+        let mut text = self.run("show-hooks", &["show-hooks", "-g"])?;
+        if let Ok(window) = self.run("show-hooks", &["show-hooks", "-gw"]) {
+            text.push_str(&window);
+        }
+        Ok(text)
     }
 
     /// The server's default shell (`default-shell`).

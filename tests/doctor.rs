@@ -342,3 +342,49 @@ fn json_output_has_stable_keys_and_the_same_verdict() {
     assert_eq!(feature["status"], "fail");
     assert_eq!(feature["fix"], "agent-resume enable");
 }
+
+#[test]
+fn fifo_startup_files_and_an_agent_that_never_answers_hold_doctor_up_for_no_longer_than_its_timeout(
+) {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    fs::write(home.bin().join("claude"), "#!/bin/sh\nexec sleep 100\n").expect("hanging claude");
+    for name in [".bashrc", ".tmux.conf"] {
+        let p = home.path().join(name);
+        fs::remove_file(&p).expect("remove");
+        let ok = Command::new(require("mkfifo"))
+            .arg(&p)
+            .status()
+            .expect("mkfifo runs");
+        assert!(ok.success());
+    }
+    let tmux = home.tmux(false);
+    let mut child = home
+        .command(home.bin().join("agent-resume"))
+        .args(["doctor", "-L", tmux.socket()])
+        .env("TMUX_TMPDIR", tmux.tmpdir())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("doctor starts");
+    // A hang guard, not a benchmark: the version timeout is 3 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("doctor was still running after 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().expect("output");
+    let stdout = text(&out);
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(line(&stdout, "shell.rc.bash").starts_with("✗ "), "{stdout}");
+    assert!(
+        line(&stdout, "agent.claude.version").starts_with("! "),
+        "{stdout}"
+    );
+}

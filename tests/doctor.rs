@@ -388,3 +388,31 @@ fn fifo_startup_files_and_an_agent_that_never_answers_hold_doctor_up_for_no_long
         "{stdout}"
     );
 }
+
+#[test]
+fn codex_notify_and_its_session_start_hook_are_checked() {
+    let home = Home::new(CLAUDE_VERSION);
+    let codex = home.bin().join("codex");
+    fs::write(&codex, "#!/bin/sh\necho 'codex-cli 0.171.0'\n").expect("stand-in codex");
+    fs::set_permissions(&codex, fs::Permissions::from_mode(0o755)).expect("chmod");
+    home.set_up();
+    home.step(&["install-hooks", "codex"]);
+    let tmux = home.tmux(true);
+    let out = home.doctor_in_bash(&tmux);
+    assert_all_pass(&out);
+    assert!(line(&text(&out), "agent.codex.hooks").starts_with("✓ "));
+    assert!(line(&text(&out), "agent.codex.version").starts_with("✓ "));
+    // Another notifier took its place.
+    let config = home.path().join(".codex/config.toml");
+    let before = fs::read_to_string(&config).expect("config.toml");
+    fs::write(&config, "notify = [\"notify-send\", \"done\"]\n").expect("rewrite");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["agent.codex.hooks"]);
+    assert!(line(&text(&out), "agent.codex.hooks").contains("notify"));
+    // notify is back, but hooks.json lost its SessionStart entry.
+    fs::write(&config, before).expect("restore");
+    fs::write(home.path().join(".codex/hooks.json"), "{}\n").expect("rewrite hooks.json");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["agent.codex.hooks"]);
+    assert!(line(&text(&out), "agent.codex.hooks").contains("SessionStart"));
+}

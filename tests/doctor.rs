@@ -416,3 +416,45 @@ fn codex_notify_and_its_session_start_hook_are_checked() {
     assert_fails(&out, &["agent.codex.hooks"]);
     assert!(line(&text(&out), "agent.codex.hooks").contains("SessionStart"));
 }
+
+#[test]
+fn zsh_and_fish_set_ups_are_recognised_from_their_own_startup_files() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    fs::remove_file(home.path().join(".bashrc")).expect("no bash line");
+    fs::write(
+        home.path().join(".zshrc"),
+        "eval \"$(agent-resume init zsh)\"\n",
+    )
+    .expect("write .zshrc");
+    let conf_d = home.path().join(".config/fish/conf.d");
+    fs::create_dir_all(&conf_d).expect("fish conf.d");
+    fs::write(
+        conf_d.join("agent-resume.fish"),
+        "agent-resume init fish | source\n",
+    )
+    .expect("write conf.d file");
+    let tmux = home.tmux(true);
+    for (shell, args) in [("zsh", &["-i", "-c"][..]), ("fish", &["-i", "-c"][..])] {
+        let out = home
+            .command(require(shell))
+            .args(args)
+            .arg(format!("agent-resume doctor -L {}", tmux.socket()))
+            .env("SHELL", require(shell))
+            .env("TMUX_TMPDIR", tmux.tmpdir())
+            .output()
+            .expect("the shell runs");
+        let stdout = text(&out);
+        let active = line(&stdout, "shell.active");
+        assert!(
+            active.starts_with("✓ ") && active.contains(shell),
+            "{shell}:\n{stdout}"
+        );
+        assert!(
+            line(&stdout, &format!("shell.rc.{shell}")).starts_with("✓ "),
+            "{shell}:\n{stdout}"
+        );
+        assert!(!stdout.contains(" shell.rc.bash: "), "{shell}:\n{stdout}");
+        assert_eq!(out.status.code(), Some(0), "{shell}:\n{stdout}");
+    }
+}

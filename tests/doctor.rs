@@ -458,3 +458,39 @@ fn zsh_and_fish_set_ups_are_recognised_from_their_own_startup_files() {
         assert_eq!(out.status.code(), Some(0), "{shell}:\n{stdout}");
     }
 }
+
+#[test]
+fn a_database_others_can_write_is_named_with_its_reason_and_the_chmod_that_fixes_it() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    home.step(&[
+        "record",
+        "--pane",
+        "0b8a3a4e-5d2c-4f0e-9a71-3c5e8f1d2b6a",
+        "--agent",
+        "claude",
+        "--session-id",
+        "5f0c2a9e-7b1d-4c3e-8a6f-9d2e1b0c4a7f",
+        "--cwd",
+        &home.path().to_string_lossy(),
+        "--invocation",
+        "claude",
+    ]);
+    let tmux = home.tmux(true);
+    let out = home.doctor_in_bash(&tmux);
+    assert_all_pass(&out);
+    assert!(
+        line(&text(&out), "recordings").contains("1 recordings"),
+        "{}",
+        text(&out)
+    );
+    let dir = home.path().join(".local/share/agent-resume");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).expect("chmod 777");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["database"]);
+    let l = line(&text(&out), "database").to_owned();
+    assert!(
+        l.contains("not trusted") && l.contains("fix: chmod go-w"),
+        "{l}"
+    );
+}

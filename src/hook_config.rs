@@ -71,6 +71,33 @@ fn parse(text: &str) -> Result<Value<'_>, EditError> {
     }
 }
 
+/// Every handler command under `hooks.<event>`, in file order; a missing
+/// `hooks` or event is none.
+pub fn commands(text: &str, event: &str) -> Result<Vec<String>, EditError> {
+    if is_blank(text) {
+        return Ok(Vec::new());
+    }
+    let root = parse(text)?;
+    let Value::Object(root) = &root else {
+        return Err(EditError::NotAnObject);
+    };
+    let hooks = match prop(root, "hooks") {
+        None => return Ok(Vec::new()),
+        Some(Value::Object(h)) => h,
+        Some(_) => return Err(EditError::HooksNotAnObject),
+    };
+    let groups = match prop(hooks, event) {
+        Some(Value::Array(a)) => &a.elements,
+        _ => return Ok(Vec::new()),
+    };
+    Ok(groups
+        .iter()
+        .filter_map(handlers)
+        .flat_map(|h| h.elements.iter().filter_map(command_of))
+        .map(str::to_owned)
+        .collect())
+}
+
 /// Whether `text` is blank (a file to create from nothing).
 pub fn is_blank(text: &str) -> bool {
     text.chars().all(char::is_whitespace)

@@ -89,6 +89,12 @@ enum Command {
     Continue(cmd::continue_::Args),
     /// Print the headless (non-interactive) resume argv for a supervisor, as JSON.
     Headless(cmd::headless::Args),
+    /// Check the set-up: flag, database, shell and tmux lines, agent hooks (exit 1: something is missing).
+    Doctor(cmd::doctor::Args),
+    /// Print shell completions: `agent-resume completions bash > …`.
+    Completions(cmd::completions::Args),
+    /// Print the man page (roff): `agent-resume man > agent-resume.1`.
+    Man(cmd::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -125,6 +131,9 @@ fn main() -> ExitCode {
         Command::Resume(args) => cmd::resume::run(args),
         Command::Continue(args) => cmd::continue_::run(args, &paths),
         Command::Headless(args) => cmd::headless::run(args),
+        Command::Doctor(args) => cmd::doctor::run(args, &paths),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::completions::man(args),
     };
     match result {
         Ok(code) => code,

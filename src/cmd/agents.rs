@@ -29,6 +29,7 @@ struct AgentRow<'a> {
     display: &'a str,
     commands: &'a [String],
     verified: bool,
+    verified_versions: &'a [String],
     id_shape: &'a str,
     resume: String,
     headless: Option<String>,
@@ -52,6 +53,7 @@ fn row(a: &AgentDecl) -> AgentRow<'_> {
         display: &a.display,
         commands: &a.commands,
         verified: a.verified,
+        verified_versions: &a.verified_versions,
         id_shape: &a.id_shape_name,
         resume: format!("{} {}", a.command(), resume_text(&a.resume)),
         headless: a.headless.as_ref().filter(|h| h.verified).map(|h| {

@@ -93,7 +93,7 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
 const NAME: &str = "agent-resume";
 
 /// The first executable `name` on `PATH`.
-fn on_path(name: &str) -> Option<PathBuf> {
+pub fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .filter(|d| d.is_absolute())
@@ -553,6 +553,117 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a hook's program word runs: `agent-resume` is looked up on
+/// `PATH`; any other word must be an executable file.
+fn runs(word: &str) -> bool {
+    if word == NAME {
+        return on_path(NAME).is_some();
+    }
+    let p = Path::new(word);
+    p.is_absolute()
+        && fs::metadata(p).is_ok_and(|m| {
+            m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+        })
+}
+
+/// Checks one JSON hook file: every event of `events` has a command of
+/// ours whose program runs.
+fn check_json(path: &Path, agent: AgentKind, events: &[&str], program: &str) -> Result<(), String> {
+    let shown = crate::paths::show(path);
+    let text = match read(path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(format!("{shown} does not exist")),
+        Err(e) => return Err(format!("{e:#}")),
+    };
+    for event in events {
+        let commands = hook_config::commands(&text, event).map_err(|e| format!("{shown}: {e}"))?;
+        let Some(ours) = commands.iter().find(|c| is_ours(c, agent, program)) else {
+            return Err(format!("no {event} hook of ours in {shown}"));
+        };
+        let word = shell_words::split(ours)
+            .ok()
+            .and_then(|w| w.into_iter().next())
+            .unwrap_or_default();
+        if !runs(&word) {
+            return Err(format!(
+                "the {event} hook in {shown} runs {}, which is missing or not executable",
+                crate::paths::escape(&word)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks Codex's `config.toml` `notify`.
+fn check_notify(path: &Path, program: &str) -> Result<(), String> {
+    let shown = crate::paths::show(path);
+    let text = match read(path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(format!("{shown} does not exist")),
+        Err(e) => return Err(format!("{e:#}")),
+    };
+    let doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|_| format!("{shown} is not valid TOML"))?;
+    match doc.get("notify").and_then(|i| i.as_array()) {
+        Some(a) if is_our_notify(a, program) => {
+            let word = words_of(a).into_iter().next().unwrap_or_default();
+            if runs(&word) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "notify in {shown} runs {}, which is missing or not executable",
+                    crate::paths::escape(&word)
+                ))
+            }
+        }
+        _ => Err(format!("notify in {shown} is not agent-resume")),
+    }
+}
+
+/// What `doctor` finds of `agent`'s hooks: `None` when they are not edited
+/// automatically; else the files checked, or what is missing or broken.
+/// `version_output` is what the agent's `--version` printed (Codex:
+/// whether its `hooks.json` is expected).
+pub fn check(
+    agent: AgentKind,
+    homes: &Homes,
+    version_output: Option<&str>,
+) -> Option<Result<String, String>> {
+    let path = match default_file(agent, homes)? {
+        Some(p) => p,
+        None => {
+            return Some(Err(
+                "cannot locate the agent's configuration: set HOME".into()
+            ))
+        }
+    };
+    let program = program();
+    let result = if agent == AgentKind::Codex {
+        check_notify(&path, &program).and_then(|()| match codex_hooks(version_output) {
+            CodexHooks::TooOld(_) => Ok(crate::paths::show(&path)),
+            CodexHooks::Supported | CodexHooks::Unknown => {
+                let json = path.with_file_name("hooks.json");
+                check_json(&json, agent, events(agent), &program).map(|()| {
+                    format!(
+                        "{} and {}",
+                        crate::paths::show(&path),
+                        crate::paths::show(&json)
+                    )
+                })
+            }
+        })
+    } else {
+        check_json(&path, agent, events(agent), &program).map(|()| crate::paths::show(&path))
+    };
+    Some(result)
+}
+
+/// The first `a.b.c` version in an agent's `--version` output.
+pub fn version_in(text: &str) -> Option<(u64, u64, u64)> {
+    version_of(text)
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub fn script(target: Target) -> String {
 }
 
 /// tmux events after which the snapshot is saved again.
-const TMUX_EVENTS: &[&str] = &[
+pub const TMUX_EVENTS: &[&str] = &[
     "session-created",
     "session-closed",
     "session-renamed",

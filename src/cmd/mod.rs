@@ -2,8 +2,10 @@
 
 pub mod agents;
 pub mod build;
+pub mod completions;
 pub mod continue_;
 pub mod demo;
+pub mod doctor;
 pub mod enable;
 pub mod explain;
 pub mod forget;

@@ -16,6 +16,8 @@
 
 __agent_resume_bin=@AGENT_RESUME_BIN@
 __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
+# Tells `agent-resume doctor`, run from this shell, that it is loaded.
+export AGENT_RESUME_SHELL=bash
 __agent_resume_seen=
 __agent_resume_ran=
 

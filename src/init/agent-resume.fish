@@ -16,6 +16,8 @@
 
 set -g __agent_resume_bin @AGENT_RESUME_BIN@
 set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
+# Tells `agent-resume doctor`, run from this shell, that it is loaded.
+set -gx AGENT_RESUME_SHELL fish
 set -g __agent_resume_running
 
 function __agent_resume_has_pane

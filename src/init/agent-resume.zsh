@@ -16,6 +16,8 @@
 
 typeset -g _agent_resume_bin=@AGENT_RESUME_BIN@
 typeset -ga _agent_resume_agents=(@AGENT_RESUME_COMMANDS@)
+# Tells `agent-resume doctor`, run from this shell, that it is loaded.
+export AGENT_RESUME_SHELL=zsh
 typeset -g _agent_resume_running=
 
 _agent_resume_history() {

@@ -102,6 +102,9 @@ pub struct AgentDecl {
     pub commands: Vec<String>,
     /// Resumed only when true.
     pub verified: bool,
+    /// The versions the evidence was taken from (`1.2.3`; non-empty when
+    /// `verified`).
+    pub verified_versions: Vec<String>,
     /// Name of the id shape in the catalog.
     pub id_shape_name: String,
     /// The id shape.
@@ -224,6 +227,8 @@ struct RawAgent {
     display: String,
     commands: Vec<String>,
     verified: bool,
+    #[serde(default)]
+    verified_versions: Vec<String>,
     id_shape: String,
     #[serde(default)]
     config_env: Vec<String>,
@@ -279,6 +284,16 @@ struct RawFlag {
     posture: bool,
     #[serde(default)]
     headless: bool,
+}
+
+/// `1.2.3`: one to four dot-separated runs of digits, at most 32 bytes.
+fn is_version(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    v.len() <= 32
+        && (1..=4).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn is_flag_word(w: &str) -> bool {
@@ -405,6 +420,14 @@ impl Catalog {
                     })
                 }
             };
+            if ra.verified && ra.verified_versions.is_empty() {
+                return Err(rule(
+                    "a verified agent names the versions it was verified with",
+                ));
+            }
+            if !ra.verified_versions.iter().all(|v| is_version(v)) {
+                return Err(rule("a verified version is dotted numbers, like 1.2.3"));
+            }
             if let Some(f) = &ra.launch_id_flag {
                 if !is_flag_word(f) || ra.flags.iter().any(|d| &d.name == f && d.carry) {
                     return Err(rule("launch_id_flag must be a flag that is never carried"));
@@ -477,6 +500,7 @@ impl Catalog {
                 display: ra.display.clone(),
                 commands: ra.commands.clone(),
                 verified: ra.verified,
+                verified_versions: ra.verified_versions.clone(),
                 id_shape_name: ra.id_shape.clone(),
                 id_shape,
                 config_env: ra.config_env.clone(),
@@ -607,6 +631,22 @@ mod tests {
             "display = \"Claude Code\"\nsurprise = 1",
         );
         assert!(matches!(Catalog::load(&text), Err(CatalogError::Parse(_))));
+    }
+
+    #[test]
+    fn a_verified_agent_without_verified_versions_is_a_load_error() {
+        let text = edited("verified_versions = [\"2.1.332\", \"2.1.197\"]\n", "");
+        assert!(matches!(
+            Catalog::load(&text),
+            Err(CatalogError::Rule { agent: 0, .. })
+        ));
+        let text = edited("[\"2.1.332\", \"2.1.197\"]", "[\"2.1.x\"]");
+        assert!(matches!(
+            Catalog::load(&text),
+            Err(CatalogError::Rule { agent: 0, .. })
+        ));
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        assert_eq!(claude.verified_versions, ["2.1.332", "2.1.197"]);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub enum Kind {
     AgentSettings = 6,
     /// agent-resume's telemetry file.
     Telemetry = 7,
+    /// A shell's or tmux's own startup file (`~/.bashrc`, `~/.tmux.conf`),
+    /// read by `doctor`.
+    StartupFile = 8,
 }
 
 impl Kind {
@@ -50,6 +53,7 @@ impl Kind {
         Kind::PidRegistry,
         Kind::AgentSettings,
         Kind::Telemetry,
+        Kind::StartupFile,
     ];
 
     /// The stable name, as errors show it.
@@ -62,6 +66,7 @@ impl Kind {
             Kind::PidRegistry => "pid registry",
             Kind::AgentSettings => "agent settings",
             Kind::Telemetry => "telemetry",
+            Kind::StartupFile => "startup",
         }
     }
 }

@@ -220,6 +220,18 @@ impl Tmux {
         Ok(self.pane_id(target)?.unwrap_or(id))
     }
 
+    /// The server's global hooks, one `name[index] command` per line:
+    /// session hooks (`show-hooks -g`), then window and pane hooks
+    /// (`show-hooks -gw`; tmux 3.2 and later keep `pane-exited` and
+    /// `window-layout-changed` there). Read by `doctor`.
+    pub fn global_hooks(&self) -> Result<String, TmuxError> {
+        let mut text = self.run("show-hooks", &["show-hooks", "-g"])?;
+        if let Ok(window) = self.run("show-hooks", &["show-hooks", "-gw"]) {
+            text.push_str(&window);
+        }
+        Ok(text)
+    }
+
     /// The server's default shell (`default-shell`).
     pub fn default_shell(&self) -> Option<String> {
         self.run("show-options", &["show-options", "-gv", "default-shell"])

@@ -1,0 +1,663 @@
+//! `agent-resume doctor [--json]`: checks the set-up the README describes,
+//! one line per check with ✓ or ✗ and the command that fixes it. Exit 0
+//! when nothing fails, 1 otherwise.
+//!
+//! Reads only: the config file, the database (inspected, never created or
+//! migrated), the shells' and tmux's startup files and the agents' hook
+//! files, each bounded ([`agent_resume_discover::file`]); asks the running
+//! tmux server for its global hooks (through the tmux crate) and each agent
+//! on `PATH` for its `--version` (through [`crate::process`], with a short
+//! timeout).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agent_resume_core::{Catalog, GateSource};
+use agent_resume_discover::file::{self, Kind};
+use agent_resume_discover::Homes;
+use agent_resume_store::{migrate::LATEST, Distrust, OpenOptions};
+use agent_resume_tmux::{Socket, Tmux};
+use anyhow::Result;
+use serde_json::json;
+
+use crate::config;
+use crate::paths::{self, Overrides};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print the checks as JSON (`{"ok", "checks": [{"check", "status", "detail", "fix"}]}`).
+    #[arg(long)]
+    json: bool,
+    /// The tmux server's socket name (`tmux -L`) [default: the one tmux finds].
+    #[arg(short = 'L', long, value_name = "NAME")]
+    socket_name: Option<String>,
+    /// The tmux server's socket path (`tmux -S`).
+    #[arg(short = 'S', long, value_name = "PATH", conflicts_with = "socket_name")]
+    socket_path: Option<PathBuf>,
+}
+
+/// A check's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Status {
+    /// As it should be.
+    Pass = 1,
+    /// Worth knowing; does not fail the run.
+    Warn = 2,
+    /// Missing or wrong: restore would not work as the README promises.
+    Fail = 3,
+    /// Not applicable here (no tmux, say).
+    Skip = 4,
+}
+
+impl Status {
+    /// Every variant.
+    pub const VARIANTS: &'static [Status] =
+        &[Status::Pass, Status::Warn, Status::Fail, Status::Skip];
+
+    /// The stable name (`--json`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+        }
+    }
+
+    /// The mark that starts the line.
+    const fn mark(self) -> &'static str {
+        match self {
+            Status::Pass => "✓",
+            Status::Warn => "!",
+            Status::Fail => "✗",
+            Status::Skip => "-",
+        }
+    }
+}
+
+/// One check.
+struct Check {
+    /// Stable key: `feature`, `database`, `shell.active`, `shell.rc.bash`, …
+    key: String,
+    status: Status,
+    detail: String,
+    fix: Option<String>,
+}
+
+fn check(key: impl Into<String>, status: Status, detail: impl Into<String>) -> Check {
+    Check {
+        key: key.into(),
+        status,
+        detail: detail.into(),
+        fix: None,
+    }
+}
+
+impl Check {
+    fn fix(mut self, fix: impl Into<String>) -> Check {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+/// The largest startup file read.
+const MAX_STARTUP: u64 = 1 << 20;
+
+/// How long an agent may take to print its version.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
+
+fn env(var: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(var)
+}
+
+fn home() -> Option<PathBuf> {
+    env("HOME").map(PathBuf::from).filter(|h| h.is_absolute())
+}
+
+/// A supported shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Sh {
+    Bash = 1,
+    Zsh = 2,
+    Fish = 3,
+}
+
+impl Sh {
+    const VARIANTS: &'static [Sh] = &[Sh::Bash, Sh::Zsh, Sh::Fish];
+
+    const fn as_str(self) -> &'static str {
+        match self {
+            Sh::Bash => "bash",
+            Sh::Zsh => "zsh",
+            Sh::Fish => "fish",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Sh> {
+        Sh::VARIANTS.iter().copied().find(|s| s.as_str() == name)
+    }
+
+    /// The startup files that may load the integration; the first is where
+    /// the README puts the line.
+    fn rc_files(self, home: &Path) -> Vec<PathBuf> {
+        match self {
+            Sh::Bash => vec![home.join(".bashrc"), home.join(".bash_profile")],
+            Sh::Zsh => {
+                let dir = env("ZDOTDIR")
+                    .map(PathBuf::from)
+                    .filter(|d| d.is_absolute())
+                    .unwrap_or_else(|| home.to_path_buf());
+                vec![dir.join(".zshrc")]
+            }
+            Sh::Fish => {
+                let dir = env("XDG_CONFIG_HOME")
+                    .map(PathBuf::from)
+                    .filter(|d| d.is_absolute())
+                    .unwrap_or_else(|| home.join(".config"))
+                    .join("fish");
+                let mut files = vec![dir.join("config.fish")];
+                if let Ok(entries) = std::fs::read_dir(dir.join("conf.d")) {
+                    let mut more: Vec<PathBuf> = entries
+                        .filter_map(|e| e.ok().map(|e| e.path()))
+                        .filter(|p| p.extension().is_some_and(|x| x == "fish"))
+                        .collect();
+                    more.sort();
+                    files.extend(more.into_iter().take(256));
+                }
+                files
+            }
+        }
+    }
+
+    /// The line the README adds, to append to `file`.
+    fn fix(self, file: &Path) -> String {
+        let line = match self {
+            Sh::Bash | Sh::Zsh => format!("eval \"$(agent-resume init {})\"", self.as_str()),
+            Sh::Fish => "agent-resume init fish | source".to_owned(),
+        };
+        format!("echo '{line}' >> {}", paths::show(file))
+    }
+}
+
+/// Whether `text` has a line, not commented out, holding `needle`.
+fn has_line(text: &str, needle: &str) -> bool {
+    text.lines()
+        .any(|l| !l.trim_start().starts_with('#') && l.contains(needle))
+}
+
+/// The first of `files` holding a line with `needle`.
+fn file_with(files: &[PathBuf], needle: &str) -> Option<PathBuf> {
+    files
+        .iter()
+        .find(|f| {
+            file::read_text(f, Kind::StartupFile, MAX_STARTUP).is_ok_and(|t| has_line(&t, needle))
+        })
+        .cloned()
+}
+
+fn feature(o: &Overrides) -> Vec<Check> {
+    let path = match paths::config(o) {
+        Ok(p) => p,
+        Err(e) => return vec![check("feature", Status::Fail, format!("{e:#}"))],
+    };
+    let decided = config::decide(&path);
+    let g = decided.gate;
+    let mut out = Vec::new();
+    if let Some(problem) = &decided.problem {
+        out.push(
+            check(
+                "config",
+                Status::Fail,
+                format!(
+                    "{} is ignored: {}",
+                    paths::show(&path),
+                    paths::escape(&format!("{problem:#}"))
+                ),
+            )
+            .fix(format!("fix or remove {}", paths::show(&path))),
+        );
+    }
+    let detail = format!(
+        "{} ({})",
+        if g.enabled { "on" } else { "off" },
+        config::source_text(g.source)
+    );
+    out.push(if g.enabled {
+        check("feature", Status::Pass, detail)
+    } else {
+        let fix = match g.source {
+            GateSource::Env => "unset AGENT_RESUME",
+            GateSource::Config | GateSource::Default => "agent-resume enable",
+        };
+        check("feature", Status::Fail, detail).fix(fix)
+    });
+    out
+}
+
+fn distrust_fix(why: Distrust, db: &Path) -> String {
+    let dir = db.parent().unwrap_or(Path::new("/"));
+    match why {
+        Distrust::FileWritableByOthers => format!("chmod go-w {}", paths::show(db)),
+        Distrust::DirWritableByOthers => format!("chmod go-w {}", paths::show(dir)),
+        Distrust::WalWritableByOthers => format!("chmod go-w {}-wal {0}-shm", paths::show(db)),
+        Distrust::FileOwner
+        | Distrust::DirOwner
+        | Distrust::Unexamined
+        | Distrust::Symlink
+        | Distrust::WalOwner
+        | Distrust::WalNotRegular
+        | Distrust::AncestorOwner
+        | Distrust::AncestorWritableByOthers => {
+            "keep the database in a directory only you own (--db PATH or AGENT_RESUME_DB)".into()
+        }
+    }
+}
+
+fn database(o: &Overrides) -> Vec<Check> {
+    let db = match paths::db(o) {
+        Ok(p) => p,
+        Err(e) => return vec![check("database", Status::Fail, format!("{e:#}"))],
+    };
+    let shown = paths::show(&db);
+    let store = match OpenOptions::default().inspect(&db) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return vec![
+                check(
+                    "database",
+                    Status::Pass,
+                    format!("{shown}: none yet (created at the first recording)"),
+                ),
+                check("recordings", Status::Pass, "0 recordings, 0 armed"),
+            ]
+        }
+        Err(e) => {
+            return vec![check(
+                "database",
+                Status::Fail,
+                format!("{shown}: unreadable ({})", e.fault()),
+            )
+            .fix(format!("mv {shown} {shown}.bad"))]
+        }
+    };
+    let v = store.schema_version();
+    let mut out = Vec::new();
+    let db_check = if v > LATEST {
+        check(
+            "database",
+            Status::Fail,
+            format!("{shown}: schema {v} is newer than this build's {LATEST}: recordings are read, never written"),
+        )
+        .fix("install the newer agent-resume that wrote it")
+    } else {
+        match store.distrust() {
+            None => check(
+                "database",
+                Status::Pass,
+                format!("{shown}: schema {v} (this build writes {LATEST}), trusted"),
+            ),
+            Some(why) => check(
+                "database",
+                Status::Fail,
+                format!("{shown}: not trusted: {why}; restore resumes nothing from it"),
+            )
+            .fix(distrust_fix(why, &db)),
+        }
+    };
+    out.push(db_check);
+    out.push(match store.counts() {
+        Ok(c) => check(
+            "recordings",
+            Status::Pass,
+            format!("{} recordings, {} armed", c.recordings, c.armed),
+        ),
+        Err(e) => check(
+            "recordings",
+            Status::Fail,
+            format!("unreadable ({})", e.fault),
+        ),
+    });
+    out
+}
+
+fn shells() -> Vec<Check> {
+    let login = env("SHELL").and_then(|s| {
+        Path::new(&s)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(Sh::from_name)
+    });
+    let mut out = Vec::new();
+    let active = env("AGENT_RESUME_SHELL").and_then(|v| v.into_string().ok());
+    out.push(match active.as_deref().and_then(Sh::from_name) {
+        Some(sh) => check(
+            "shell.active",
+            Status::Pass,
+            format!("the {} integration is loaded in this shell", sh.as_str()),
+        ),
+        None => {
+            let sh = login.unwrap_or(Sh::Bash);
+            let fix = match sh {
+                Sh::Bash | Sh::Zsh => format!("eval \"$(agent-resume init {})\"", sh.as_str()),
+                Sh::Fish => "agent-resume init fish | source".into(),
+            };
+            check(
+                "shell.active",
+                Status::Fail,
+                "the shell integration is not loaded in this shell",
+            )
+            .fix(fix)
+        }
+    });
+    let Some(home) = home() else {
+        out.push(check("shell.rc", Status::Fail, "HOME is not set").fix("set HOME"));
+        return out;
+    };
+    let mut any = false;
+    for &sh in Sh::VARIANTS {
+        let files = sh.rc_files(&home);
+        let needle = format!("agent-resume init {}", sh.as_str());
+        let key = format!("shell.rc.{}", sh.as_str());
+        match file_with(&files, &needle) {
+            Some(f) => {
+                any = true;
+                out.push(check(
+                    key,
+                    Status::Pass,
+                    format!("{} loads `{needle}`", paths::show(&f)),
+                ));
+            }
+            None if login == Some(sh) => {
+                any = true;
+                out.push(
+                    check(
+                        key,
+                        Status::Fail,
+                        format!(
+                            "{} does not load `{needle}` ({} is your login shell)",
+                            paths::show(&files[0]),
+                            sh.as_str()
+                        ),
+                    )
+                    .fix(sh.fix(&files[0])),
+                );
+            }
+            None => {}
+        }
+    }
+    if !any {
+        let bashrc = home.join(".bashrc");
+        out.push(
+            check(
+                "shell.rc",
+                Status::Fail,
+                "no startup file of bash, zsh or fish loads `agent-resume init`",
+            )
+            .fix(Sh::Bash.fix(&bashrc)),
+        );
+    }
+    out
+}
+
+fn tmux_conf_files(home: &Path) -> Vec<PathBuf> {
+    let xdg = env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    vec![home.join(".tmux.conf"), xdg.join("tmux/tmux.conf")]
+}
+
+const TMUX_LINE: &str = "run-shell 'agent-resume init tmux | tmux source-file -'";
+
+fn tmux(args: &Args) -> Vec<Check> {
+    if crate::cmd::hooks::on_path("tmux").is_none() {
+        return vec![check("tmux", Status::Skip, "tmux is not installed")];
+    }
+    let socket = match (&args.socket_name, &args.socket_path) {
+        (Some(n), _) => Socket::Name(n.clone()),
+        (None, Some(p)) => Socket::Path(p.clone()),
+        (None, None) => Socket::Default,
+    };
+    let explicit = socket != Socket::Default || env("TMUX").is_some();
+    let server = Tmux::new(socket);
+    let running = server.running();
+    let used = explicit || running;
+    let mut out = Vec::new();
+    if let Some(home) = home() {
+        let files = tmux_conf_files(&home);
+        out.push(match file_with(&files, "agent-resume init tmux") {
+            Some(f) => check(
+                "tmux.conf",
+                Status::Pass,
+                format!("{} loads `agent-resume init tmux`", paths::show(&f)),
+            ),
+            None => check(
+                "tmux.conf",
+                if used { Status::Fail } else { Status::Warn },
+                format!(
+                    "{} does not load `agent-resume init tmux`{}",
+                    paths::show(&files[0]),
+                    if used { "" } else { " (needed only with tmux)" }
+                ),
+            )
+            .fix(format!(
+                "echo \"{TMUX_LINE}\" >> {}",
+                paths::show(&files[0])
+            )),
+        });
+    }
+    if !running {
+        out.push(check(
+            "tmux.server",
+            Status::Skip,
+            "no tmux server is running: its hooks are checked once one is",
+        ));
+        return out;
+    }
+    let events = crate::cmd::init::TMUX_EVENTS;
+    out.push(match server.global_hooks() {
+        Ok(text) => {
+            let missing: Vec<&str> = events
+                .iter()
+                .copied()
+                .filter(|e| {
+                    let name = format!("{e}[77] ");
+                    !text
+                        .lines()
+                        .any(|l| l.starts_with(&name) && l.contains(" tmux save"))
+                })
+                .collect();
+            if missing.is_empty() {
+                check(
+                    "tmux.server",
+                    Status::Pass,
+                    format!("the running server has the {} hooks that save the layout", events.len()),
+                )
+            } else {
+                check(
+                    "tmux.server",
+                    Status::Fail,
+                    format!(
+                        "the running server lacks {} of the {} layout hooks ({}…): the tmux line is not loaded",
+                        missing.len(),
+                        events.len(),
+                        missing[0]
+                    ),
+                )
+                .fix("agent-resume init tmux | tmux source-file -")
+            }
+        }
+        Err(e) => check(
+            "tmux.server",
+            Status::Fail,
+            format!("cannot read the server's hooks: {e}"),
+        ),
+    });
+    out
+}
+
+/// `(major, minor)` of a version text.
+fn major_minor(v: &str) -> Option<(u64, u64)> {
+    crate::cmd::hooks::version_in(v).map(|(a, b, _)| (a, b))
+}
+
+fn agents() -> Vec<Check> {
+    let homes = Homes::from_env(&env);
+    let mut out = Vec::new();
+    for agent in Catalog::embedded().agents() {
+        let name = agent.kind.as_str();
+        let Some(word) = agent
+            .commands
+            .iter()
+            .find(|c| crate::cmd::hooks::on_path(c).is_some())
+        else {
+            continue;
+        };
+        let version = crate::process::output_within(&[word, "--version"], VERSION_TIMEOUT);
+        if let Some(hooks) = crate::cmd::hooks::check(agent.kind, &homes, version.as_deref()) {
+            out.push(match hooks {
+                Ok(files) => check(
+                    format!("agent.{name}.hooks"),
+                    Status::Pass,
+                    format!("{word}: hooks installed in {files}"),
+                ),
+                Err(why) => check(
+                    format!("agent.{name}.hooks"),
+                    Status::Fail,
+                    format!("{word}: {why}"),
+                )
+                .fix(format!("agent-resume install-hooks {name}")),
+            });
+        }
+        let key = format!("agent.{name}.version");
+        let verified = agent.verified_versions.join(", ");
+        let found = version.as_deref().and_then(crate::cmd::hooks::version_in);
+        out.push(match found {
+            _ if !agent.verified => check(
+                key,
+                Status::Warn,
+                format!("{word}: {} is not verified; its panes are never resumed", agent.display),
+            ),
+            None => check(
+                key,
+                Status::Warn,
+                format!("{word} --version did not answer a version within {} s", VERSION_TIMEOUT.as_secs()),
+            ),
+            Some((a, b, c)) => {
+                let same = agent
+                    .verified_versions
+                    .iter()
+                    .any(|v| major_minor(v) == Some((a, b)));
+                if same {
+                    check(
+                        key,
+                        Status::Pass,
+                        format!("{word} {a}.{b}.{c} (verified with {verified})"),
+                    )
+                } else {
+                    check(
+                        key,
+                        Status::Warn,
+                        format!(
+                            "{word} {a}.{b}.{c} is not a version agent-resume was verified with ({verified}); \
+                             `agent-resume explain` shows what a restore would run"
+                        ),
+                    )
+                }
+            }
+        });
+    }
+    if out.is_empty() {
+        out.push(check(
+            "agents",
+            Status::Warn,
+            "no agent CLI of the catalog is on PATH (`agent-resume agents` lists them)",
+        ));
+    }
+    out
+}
+
+fn print_text(checks: &[Check]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for c in checks {
+        let fix = c
+            .fix
+            .as_deref()
+            .map(|f| format!("  — fix: {f}"))
+            .unwrap_or_default();
+        writeln!(out, "{} {}: {}{fix}", c.status.mark(), c.key, c.detail)?;
+    }
+    let counts: Vec<String> = Status::VARIANTS
+        .iter()
+        .map(|s| (s, checks.iter().filter(|c| c.status == *s).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{n} {}", s.mark()))
+        .collect();
+    writeln!(out, "{}", counts.join(", "))?;
+    out.flush()
+}
+
+pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
+    let mut checks = feature(o);
+    checks.extend(database(o));
+    checks.extend(shells());
+    checks.extend(tmux(&args));
+    checks.extend(agents());
+    let ok = !checks.iter().any(|c| c.status == Status::Fail);
+    let written = if args.json {
+        let list: Vec<serde_json::Value> = checks
+            .iter()
+            .map(|c| {
+                json!({
+                    "check": c.key,
+                    "status": c.status.as_str(),
+                    "detail": c.detail,
+                    "fix": c.fix,
+                })
+            })
+            .collect();
+        let text = json!({"ok": ok, "checks": list}).to_string();
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), "{text}")
+    } else {
+        print_text(&checks)
+    };
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commented_out_line_does_not_count_as_loading_the_integration() {
+        assert!(has_line(
+            "x\neval \"$(agent-resume init bash)\"\n",
+            "agent-resume init bash"
+        ));
+        assert!(!has_line(
+            "  # eval \"$(agent-resume init bash)\"\n",
+            "agent-resume init bash"
+        ));
+    }
+
+    #[test]
+    fn statuses_have_stable_distinct_names() {
+        let names: std::collections::BTreeSet<_> =
+            Status::VARIANTS.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names.len(), Status::VARIANTS.len());
+    }
+}

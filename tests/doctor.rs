@@ -1,0 +1,496 @@
+//! `agent-resume doctor`: a fresh HOME fails naming every missing piece; a
+//! HOME set up word for word as the README says (agent-resume on PATH,
+//! `enable`, `install-hooks claude` with a stand-in `claude`, the bash line
+//! in `~/.bashrc`, the tmux line in `~/.tmux.conf` loaded by a private tmux
+//! server) passes every check, run from an interactive bash that read that
+//! `~/.bashrc`; removing any one piece is named.
+
+mod common_tmux;
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common_tmux::{require, wait_for, Tmux};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-resume");
+
+/// A verified Claude Code version (crates/core/agents.toml).
+const CLAUDE_VERSION: &str = "2.1.332 (Claude Code)";
+
+/// A temporary HOME with a `bin/` first on PATH holding `agent-resume` (a
+/// link to the binary under test) and a stand-in `claude`.
+struct Home {
+    dir: tempfile::TempDir,
+    path_var: OsString,
+}
+
+impl Home {
+    fn new(claude_version: &str) -> Home {
+        let dir = tempfile::tempdir().expect("a temp HOME");
+        let bin = dir.path().join("bin");
+        fs::create_dir(&bin).expect("bin dir");
+        std::os::unix::fs::symlink(BIN, bin.join("agent-resume")).expect("link agent-resume");
+        let claude = bin.join("claude");
+        fs::write(
+            &claude,
+            format!("#!/bin/sh\nprintf '%s\\n' '{claude_version}'\n"),
+        )
+        .expect("stand-in claude");
+        fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let tmux = require("tmux");
+        let tmux_dir = tmux.parent().expect("tmux has a directory");
+        let path_var = std::env::join_paths([
+            bin.as_path(),
+            tmux_dir,
+            Path::new("/usr/bin"),
+            Path::new("/bin"),
+        ])
+        .expect("PATH joins");
+        Home { dir, path_var }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn bin(&self) -> PathBuf {
+        self.path().join("bin")
+    }
+
+    /// The environment every program of the test runs with.
+    fn env(&self) -> Vec<(OsString, OsString)> {
+        vec![
+            ("HOME".into(), self.path().into()),
+            ("PATH".into(), self.path_var.clone()),
+            ("SHELL".into(), require("bash").into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("TERM".into(), "xterm".into()),
+        ]
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .envs(self.env())
+            .current_dir(self.path())
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs `agent-resume ARGS` as a README step; it must succeed.
+    fn step(&self, args: &[&str]) {
+        let out = self
+            .command(self.bin().join("agent-resume"))
+            .args(args)
+            .output()
+            .expect("agent-resume runs");
+        assert!(
+            out.status.success(),
+            "agent-resume {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// The README's set-up, minus tmux: enable, hooks, the bash line.
+    fn set_up(&self) {
+        self.step(&["enable"]);
+        self.step(&["install-hooks", "claude"]);
+        fs::write(
+            self.path().join(".bashrc"),
+            "eval \"$(agent-resume init bash)\"\n",
+        )
+        .expect("write .bashrc");
+        fs::write(
+            self.path().join(".tmux.conf"),
+            "run-shell 'agent-resume init tmux | tmux source-file -'\n",
+        )
+        .expect("write .tmux.conf");
+    }
+
+    /// A private tmux server started from `~/.tmux.conf` (or no config),
+    /// with the tmux line's hooks loaded when the config has it.
+    fn tmux(&self, with_config: bool) -> Tmux {
+        let config = if with_config {
+            self.path().join(".tmux.conf")
+        } else {
+            PathBuf::from("/dev/null")
+        };
+        let tmux = Tmux::private(&config, self.env());
+        tmux.ok(&["new-session", "-d", "-s", "main", "-x", "120", "-y", "30"]);
+        if with_config {
+            wait_for("the tmux line's hooks to load", || {
+                let hooks = tmux.ok(&["show-hooks", "-g"]) + &tmux.ok(&["show-hooks", "-gw"]);
+                (hooks.matches("[77]").count() == 13).then_some(())
+            });
+        }
+        tmux
+    }
+
+    /// `agent-resume doctor ARGS` run directly (no shell).
+    fn doctor(&self, tmux: &Tmux, args: &[&str]) -> Output {
+        self.command(self.bin().join("agent-resume"))
+            .arg("doctor")
+            .args(["-L", tmux.socket()])
+            .args(args)
+            .env("TMUX_TMPDIR", tmux.tmpdir())
+            .output()
+            .expect("doctor runs")
+    }
+
+    /// `agent-resume doctor` typed in an interactive bash that read
+    /// `~/.bashrc`.
+    fn doctor_in_bash(&self, tmux: &Tmux) -> Output {
+        self.command(require("bash"))
+            .args(["-i", "-c"])
+            .arg(format!("agent-resume doctor -L {}", tmux.socket()))
+            .env("TMUX_TMPDIR", tmux.tmpdir())
+            .output()
+            .expect("bash runs")
+    }
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The line of `key`, which must exist.
+fn line<'a>(stdout: &'a str, key: &str) -> &'a str {
+    let prefix = format!(" {key}: ");
+    stdout
+        .lines()
+        .find(|l| l.contains(&prefix))
+        .unwrap_or_else(|| panic!("no `{key}` line in:\n{stdout}"))
+}
+
+fn assert_fails(out: &Output, keys: &[&str]) {
+    let stdout = text(out);
+    for key in keys {
+        let l = line(&stdout, key);
+        assert!(l.starts_with("✗ "), "`{key}` should fail:\n{stdout}");
+        assert!(l.contains("fix: "), "`{key}` names no fix:\n{stdout}");
+    }
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+}
+
+fn assert_all_pass(out: &Output) {
+    let stdout = text(out);
+    assert!(
+        !stdout.contains("✗"),
+        "a check failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for key in [
+        "feature",
+        "database",
+        "recordings",
+        "shell.active",
+        "shell.rc.bash",
+        "tmux.conf",
+        "tmux.server",
+        "agent.claude.hooks",
+        "agent.claude.version",
+    ] {
+        assert!(line(&stdout, key).starts_with("✓ "), "`{key}`:\n{stdout}");
+    }
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
+
+#[test]
+fn a_fresh_home_fails_naming_each_missing_piece_with_its_fix() {
+    let home = Home::new(CLAUDE_VERSION);
+    let tmux = home.tmux(false);
+    let out = home.doctor(&tmux, &[]);
+    assert_fails(
+        &out,
+        &[
+            "feature",
+            "shell.active",
+            "shell.rc.bash",
+            "tmux.conf",
+            "tmux.server",
+            "agent.claude.hooks",
+        ],
+    );
+    let stdout = text(&out);
+    assert!(line(&stdout, "feature").contains("fix: agent-resume enable"));
+    assert!(line(&stdout, "agent.claude.hooks").contains("fix: agent-resume install-hooks claude"));
+    assert!(line(&stdout, "shell.rc.bash").contains(".bashrc"));
+    // Nothing was created by looking.
+    assert!(!home.path().join(".local/share/agent-resume").exists());
+}
+
+#[test]
+fn a_home_set_up_as_the_readme_says_passes_every_check() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    assert_all_pass(&home.doctor_in_bash(&tmux));
+}
+
+#[test]
+fn removing_the_rc_line_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    fs::write(home.path().join(".bashrc"), "# nothing here\n").expect("rewrite .bashrc");
+    assert_fails(
+        &home.doctor_in_bash(&tmux),
+        &["shell.rc.bash", "shell.active"],
+    );
+}
+
+#[test]
+fn a_server_without_the_tmux_line_loaded_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    // The line is in ~/.tmux.conf, but this server was started without it.
+    let tmux = home.tmux(false);
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["tmux.server"]);
+    assert!(line(&text(&out), "tmux.conf").starts_with("✓ "));
+    // And one of its hooks unset in a server that had them all.
+    let tmux = home.tmux(true);
+    tmux.ok(&["set-hook", "-gwu", "pane-exited[77]"]);
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["tmux.server"]);
+    assert!(line(&text(&out), "tmux.server").contains("pane-exited"));
+}
+
+#[test]
+fn removing_the_tmux_line_from_the_config_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    fs::write(home.path().join(".tmux.conf"), "set -g mouse on\n").expect("rewrite");
+    assert_fails(&home.doctor_in_bash(&tmux), &["tmux.conf"]);
+}
+
+#[test]
+fn removing_the_claude_hook_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    home.step(&["uninstall-hooks", "claude"]);
+    assert_fails(&home.doctor_in_bash(&tmux), &["agent.claude.hooks"]);
+}
+
+#[test]
+fn a_hook_whose_binary_is_gone_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    let settings = home.path().join(".claude/settings.json");
+    let text_before = fs::read_to_string(&settings).expect("settings.json");
+    assert!(
+        text_before.contains("\"agent-resume hook claude\""),
+        "{text_before}"
+    );
+    fs::write(
+        &settings,
+        text_before.replace(
+            "\"agent-resume hook claude\"",
+            "\"/gone/agent-resume hook claude\"",
+        ),
+    )
+    .expect("rewrite settings");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["agent.claude.hooks"]);
+    assert!(line(&text(&out), "agent.claude.hooks").contains("/gone/agent-resume"));
+}
+
+#[test]
+fn an_agent_version_not_verified_is_a_warning_that_does_not_fail() {
+    let home = Home::new("7.0.1 (Claude Code)");
+    home.set_up();
+    let tmux = home.tmux(true);
+    let out = home.doctor_in_bash(&tmux);
+    let stdout = text(&out);
+    let l = line(&stdout, "agent.claude.version");
+    assert!(
+        l.starts_with("! ") && l.contains("7.0.1") && l.contains("2.1.332"),
+        "{stdout}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
+
+#[test]
+fn json_output_has_stable_keys_and_the_same_verdict() {
+    let home = Home::new(CLAUDE_VERSION);
+    let tmux = home.tmux(false);
+    let out = home.doctor(&tmux, &["--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor --json is JSON");
+    assert_eq!(v["ok"], false);
+    let checks = v["checks"].as_array().expect("checks is a list");
+    for c in checks {
+        let keys: Vec<&str> = c
+            .as_object()
+            .expect("a check is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["check", "status", "detail", "fix"]);
+        assert!(["pass", "warn", "fail", "skip"].contains(&c["status"].as_str().unwrap_or("")));
+    }
+    let feature = checks
+        .iter()
+        .find(|c| c["check"] == "feature")
+        .expect("a feature check");
+    assert_eq!(feature["status"], "fail");
+    assert_eq!(feature["fix"], "agent-resume enable");
+}
+
+#[test]
+fn fifo_startup_files_and_an_agent_that_never_answers_hold_doctor_up_for_no_longer_than_its_timeout(
+) {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    fs::write(home.bin().join("claude"), "#!/bin/sh\nexec sleep 100\n").expect("hanging claude");
+    for name in [".bashrc", ".tmux.conf"] {
+        let p = home.path().join(name);
+        fs::remove_file(&p).expect("remove");
+        let ok = Command::new(require("mkfifo"))
+            .arg(&p)
+            .status()
+            .expect("mkfifo runs");
+        assert!(ok.success());
+    }
+    let tmux = home.tmux(false);
+    let mut child = home
+        .command(home.bin().join("agent-resume"))
+        .args(["doctor", "-L", tmux.socket()])
+        .env("TMUX_TMPDIR", tmux.tmpdir())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("doctor starts");
+    // A hang guard, not a benchmark: the version timeout is 3 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("doctor was still running after 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().expect("output");
+    let stdout = text(&out);
+    assert_eq!(status.code(), Some(1), "{stdout}");
+    assert!(line(&stdout, "shell.rc.bash").starts_with("✗ "), "{stdout}");
+    assert!(
+        line(&stdout, "agent.claude.version").starts_with("! "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn codex_notify_and_its_session_start_hook_are_checked() {
+    let home = Home::new(CLAUDE_VERSION);
+    let codex = home.bin().join("codex");
+    fs::write(&codex, "#!/bin/sh\necho 'codex-cli 0.171.0'\n").expect("stand-in codex");
+    fs::set_permissions(&codex, fs::Permissions::from_mode(0o755)).expect("chmod");
+    home.set_up();
+    home.step(&["install-hooks", "codex"]);
+    let tmux = home.tmux(true);
+    let out = home.doctor_in_bash(&tmux);
+    assert_all_pass(&out);
+    assert!(line(&text(&out), "agent.codex.hooks").starts_with("✓ "));
+    assert!(line(&text(&out), "agent.codex.version").starts_with("✓ "));
+    // Another notifier took its place.
+    let config = home.path().join(".codex/config.toml");
+    let before = fs::read_to_string(&config).expect("config.toml");
+    fs::write(&config, "notify = [\"notify-send\", \"done\"]\n").expect("rewrite");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["agent.codex.hooks"]);
+    assert!(line(&text(&out), "agent.codex.hooks").contains("notify"));
+    // notify is back, but hooks.json lost its SessionStart entry.
+    fs::write(&config, before).expect("restore");
+    fs::write(home.path().join(".codex/hooks.json"), "{}\n").expect("rewrite hooks.json");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["agent.codex.hooks"]);
+    assert!(line(&text(&out), "agent.codex.hooks").contains("SessionStart"));
+}
+
+#[test]
+fn zsh_and_fish_set_ups_are_recognised_from_their_own_startup_files() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    fs::remove_file(home.path().join(".bashrc")).expect("no bash line");
+    fs::write(
+        home.path().join(".zshrc"),
+        "eval \"$(agent-resume init zsh)\"\n",
+    )
+    .expect("write .zshrc");
+    let conf_d = home.path().join(".config/fish/conf.d");
+    fs::create_dir_all(&conf_d).expect("fish conf.d");
+    fs::write(
+        conf_d.join("agent-resume.fish"),
+        "agent-resume init fish | source\n",
+    )
+    .expect("write conf.d file");
+    let tmux = home.tmux(true);
+    for (shell, args) in [("zsh", &["-i", "-c"][..]), ("fish", &["-i", "-c"][..])] {
+        let out = home
+            .command(require(shell))
+            .args(args)
+            .arg(format!("agent-resume doctor -L {}", tmux.socket()))
+            .env("SHELL", require(shell))
+            .env("TMUX_TMPDIR", tmux.tmpdir())
+            .output()
+            .expect("the shell runs");
+        let stdout = text(&out);
+        let active = line(&stdout, "shell.active");
+        assert!(
+            active.starts_with("✓ ") && active.contains(shell),
+            "{shell}:\n{stdout}"
+        );
+        assert!(
+            line(&stdout, &format!("shell.rc.{shell}")).starts_with("✓ "),
+            "{shell}:\n{stdout}"
+        );
+        assert!(!stdout.contains(" shell.rc.bash: "), "{shell}:\n{stdout}");
+        assert_eq!(out.status.code(), Some(0), "{shell}:\n{stdout}");
+    }
+}
+
+#[test]
+fn a_database_others_can_write_is_named_with_its_reason_and_the_chmod_that_fixes_it() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    home.step(&[
+        "record",
+        "--pane",
+        "0b8a3a4e-5d2c-4f0e-9a71-3c5e8f1d2b6a",
+        "--agent",
+        "claude",
+        "--session-id",
+        "5f0c2a9e-7b1d-4c3e-8a6f-9d2e1b0c4a7f",
+        "--cwd",
+        &home.path().to_string_lossy(),
+        "--invocation",
+        "claude",
+    ]);
+    let tmux = home.tmux(true);
+    let out = home.doctor_in_bash(&tmux);
+    assert_all_pass(&out);
+    assert!(
+        line(&text(&out), "recordings").contains("1 recordings"),
+        "{}",
+        text(&out)
+    );
+    let dir = home.path().join(".local/share/agent-resume");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).expect("chmod 777");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["database"]);
+    let l = line(&text(&out), "database").to_owned();
+    assert!(
+        l.contains("not trusted") && l.contains("fix: chmod go-w"),
+        "{l}"
+    );
+}

@@ -1,0 +1,130 @@
+//! `scripts/test` chooses its runner: cargo-nextest when present, installed
+//! at the locked version when missing, else plain `cargo test`; the runner
+//! runs last, so its summary line closes the log. Checked with a stand-in
+//! `cargo` first on `PATH` that logs every call (nothing is built).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// A stand-in `cargo`: logs its arguments; `nextest --version` answers only
+/// once `$STATE/nextest` exists; `install` creates it when `FAKE_INSTALL=ok`
+/// and fails otherwise; each runner prints its summary line.
+const FAKE_CARGO: &str = r#"#!/bin/sh
+printf '%s\n' "$*" >> "$STATE/log"
+case "$1" in
+  nextest)
+    if [ "$2" = --version ]; then
+      [ -e "$STATE/nextest" ] && { echo "cargo-nextest 0.9.143"; exit 0; }
+      echo "error: no such command: nextest" >&2; exit 101
+    fi
+    echo "     Summary [   1.000s] 3 tests run: 3 passed, 0 skipped"; exit 0 ;;
+  install)
+    [ "$FAKE_INSTALL" = ok ] && { : > "$STATE/nextest"; exit 0; }
+    echo "error: failed to query the registry (offline)" >&2; exit 101 ;;
+  test)
+    echo "test result: ok. 3 passed; 0 failed"; exit 0 ;;
+esac
+exit 0
+"#;
+
+struct Run {
+    log: Vec<String>,
+    last_line: String,
+}
+
+fn run(nextest_present: bool, install: &str) -> Run {
+    let state = tempfile::tempdir().expect("a temp dir");
+    let bin = state.path().join("bin");
+    fs::create_dir(&bin).expect("bin dir");
+    for (name, text) in [("cargo", FAKE_CARGO), ("id", "#!/bin/sh\necho 1000\n")] {
+        let p = bin.join(name);
+        fs::write(&p, text).expect("write stand-in");
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    if nextest_present {
+        fs::write(state.path().join("nextest"), "").expect("marker");
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test");
+    let out = Command::new("/bin/bash")
+        .arg(&script)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", state.path())
+        .env("STATE", state.path())
+        .env("FAKE_INSTALL", install)
+        .env("AGENT_RESUME_SKIP_FUZZ", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs scripts/test");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "scripts/test failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = fs::read_to_string(state.path().join("log")).expect("cargo was called");
+    Run {
+        log: log.lines().map(str::to_owned).collect(),
+        last_line: stdout.lines().last().unwrap_or_default().to_owned(),
+    }
+}
+
+#[test]
+fn an_installed_nextest_runs_the_suite_without_installing_anything() {
+    let r = run(true, "fail");
+    assert!(
+        !r.log.iter().any(|l| l.starts_with("install")),
+        "{:?}",
+        r.log
+    );
+    assert_eq!(
+        r.log.last().map(String::as_str),
+        Some("nextest run --workspace --locked --no-fail-fast")
+    );
+    assert!(r.last_line.contains("Summary"), "{}", r.last_line);
+}
+
+#[test]
+fn a_missing_nextest_is_installed_at_the_locked_version_and_then_runs() {
+    let r = run(false, "ok");
+    assert!(
+        r.log
+            .iter()
+            .any(|l| l == "install --locked cargo-nextest@0.9.143"),
+        "{:?}",
+        r.log
+    );
+    assert_eq!(
+        r.log.last().map(String::as_str),
+        Some("nextest run --workspace --locked --no-fail-fast")
+    );
+    assert!(r.last_line.contains("Summary"), "{}", r.last_line);
+}
+
+#[test]
+fn when_nextest_cannot_be_installed_cargo_test_runs_last() {
+    let r = run(false, "fail");
+    assert!(
+        r.log
+            .iter()
+            .any(|l| l.starts_with("install --locked cargo-nextest@")),
+        "{:?}",
+        r.log
+    );
+    assert!(
+        !r.log.iter().any(|l| l.starts_with("nextest run")),
+        "{:?}",
+        r.log
+    );
+    assert_eq!(
+        r.log.last().map(String::as_str),
+        Some("test --workspace --locked --no-fail-fast")
+    );
+    assert!(
+        r.last_line.starts_with("test result: ok."),
+        "{}",
+        r.last_line
+    );
+}

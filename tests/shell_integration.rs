@@ -34,8 +34,6 @@ use serde_json::{json, Value};
 /// The pane id every shell is started with.
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
 /// Session ids the fake agent "reports".
-const ID_A: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
-const ID_B: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
 
 /// Every shell's prompt (rc files set it), so the harness can count prompts.
 const PROMPT: &str = "READY$";
@@ -47,6 +45,11 @@ struct World {
     shell: PathBuf,
     dir: tempfile::TempDir,
     tmux: Tmux,
+    /// Session ids of this world, fresh for each: restore skips an id any
+    /// live process on the machine holds (`already_running`), and other
+    /// tests run stand-ins resuming their own ids at the same time.
+    id_a: String,
+    id_b: String,
 }
 
 fn bin() -> &'static Path {
@@ -80,6 +83,8 @@ impl World {
             shell,
             dir,
             tmux: Tmux::start(),
+            id_a: uuid::Uuid::new_v4().to_string(),
+            id_b: uuid::Uuid::new_v4().to_string(),
         };
         world.write_fake_agent();
         world.write_rc();
@@ -209,7 +214,7 @@ impl World {
 
     /// Arms the pane's resume line (`restore`); the argv it will run.
     fn arm(&self) -> Vec<String> {
-        self.record(ID_A);
+        self.record(&self.id_a);
         let layout = self.layout();
         let (out, _) = self.cli_ok(&[
             "restore".as_ref(),
@@ -225,7 +230,7 @@ impl World {
 
     /// The resume line `plan` builds for the recorded session (nothing armed).
     fn planned_line(&self) -> String {
-        self.record(ID_A);
+        self.record(&self.id_a);
         let layout = self.layout();
         let (out, _) = self.cli_ok(&[
             "plan".as_ref(),
@@ -575,14 +580,14 @@ fn agent_command_is_noted_and_cleared_only_on_success(
     line: &str,
     noted: &str,
 ) {
-    w.record(ID_A);
+    w.record(&w.id_a);
     w.set_agent_exit("1");
     let before = w.calls().len();
     w.run_line(pane, line);
     assert_eq!(w.calls().len(), before + 1, "`{line}` ran the fake agent");
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(ID_A.to_owned()),
+        Some(w.id_a.clone()),
         "[{}] `{line}` failed (exit 1): the recording is kept",
         w.sh.name()
     );
@@ -612,10 +617,10 @@ fn agent_command_is_noted_and_cleared_only_on_success(
         w.sh.name()
     );
     // A hook that no process of that line ran gets nothing from the note.
-    w.hook(ID_B);
+    w.hook(&w.id_b);
     assert_eq!(
         w.recorded(),
-        Some((ID_B.to_owned(), Vec::new())),
+        Some((w.id_b.clone(), Vec::new())),
         "[{}] the note of `{line}` reached a hook of another process",
         w.sh.name()
     );
@@ -646,15 +651,15 @@ fn typed_agent_commands(sh: Sh) {
         "--model=sonnet",
     );
     // A command that is not an agent leaves a kept recording alone.
-    w.record(ID_A);
+    w.record(&w.id_a);
     w.run_line(&pane, "true");
-    assert_eq!(w.recorded().map(|r| r.0), Some(ID_A.to_owned()));
+    assert_eq!(w.recorded().map(|r| r.0), Some(w.id_a.clone()));
     // An agent suspended by job control (Ctrl-Z) keeps its recording.
     w.set_agent_exit("stop");
     w.run_line(&pane, "claude --model opus");
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(ID_A.to_owned()),
+        Some(w.id_a.clone()),
         "[{}] a suspended agent keeps its recording",
         sh.name()
     );
@@ -683,10 +688,10 @@ fn bash_agent_rerun_that_history_drops_as_a_duplicate_still_clears_on_exit_0() {
     let pane = w.start_shell(&[("HISTCONTROL", "ignoreboth")]);
     let line = "claude --model opus";
     w.set_agent_exit("0");
-    w.record(ID_A);
+    w.record(&w.id_a);
     w.run_line(&pane, line);
     assert_eq!(w.recordings(), json!([]), "the first run exited 0");
-    w.record(ID_A);
+    w.record(&w.id_a);
     w.run_line(&pane, line);
     assert_eq!(w.calls().len(), 2);
     assert_eq!(
@@ -695,9 +700,9 @@ fn bash_agent_rerun_that_history_drops_as_a_duplicate_still_clears_on_exit_0() {
         "the rerun exited 0 while attached: the recording is cleared"
     );
     // An empty line runs nothing and clears nothing.
-    w.record(ID_A);
+    w.record(&w.id_a);
     w.run_line(&pane, "");
-    assert_eq!(w.recorded().map(|r| r.0), Some(ID_A.to_owned()));
+    assert_eq!(w.recorded().map(|r| r.0), Some(w.id_a.clone()));
 }
 
 #[test]
@@ -716,7 +721,7 @@ fn resumed_agent_suspended_keeps_its_recording(sh: Sh) {
     assert_eq!(w.calls().len(), 1, "the armed line ran");
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(ID_A.to_owned()),
+        Some(w.id_a.clone()),
         "[{}] the resumed agent was suspended: its recording is kept",
         sh.name()
     );

@@ -38,7 +38,8 @@ use std::process::{Command, Output, Stdio};
 use common_tmux::{require, wait_for, Sh, Tmux};
 use serde_json::Value;
 
-/// The claude session id two panes claim.
+/// The claude session id two panes claim, as the scenario writes it;
+/// each world types its own fresh id in its place ([`World::shared_id`]).
 const SHARED_ID: &str = "3c1f5d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f";
 
 /// Twelve hours and a minute, in milliseconds: past the posture window.
@@ -269,6 +270,11 @@ struct World {
     tmux: Tmux,
     dir: tempfile::TempDir,
     env: Vec<(OsString, OsString)>,
+    /// The id both claude panes claim, typed where the scenario says
+    /// [`SHARED_ID`]: fresh for each world, because restore skips an id any
+    /// live process on the machine holds (`already_running`) and other
+    /// tests resume their stand-ins at the same time.
+    shared_id: String,
 }
 
 impl World {
@@ -358,7 +364,12 @@ impl World {
             .chain(extra.iter().map(|(k, v)| (os(k), os(v))))
             .collect();
         let tmux = Tmux::private(&root.join("home/.tmux.conf"), env.clone());
-        World { tmux, dir, env }
+        World {
+            tmux,
+            dir,
+            env,
+            shared_id: uuid::Uuid::new_v4().to_string(),
+        }
     }
 
     fn root(&self) -> &Path {
@@ -741,7 +752,8 @@ fn build_and_kill(w: &World, specs: &[Spec]) -> Built {
     for spec in specs {
         let Some(typed) = spec.typed else { continue };
         let before = w.runs().len();
-        w.tmux.type_line(&target[&spec.role], typed);
+        w.tmux
+            .type_line(&target[&spec.role], &typed.replace(SHARED_ID, &w.shared_id));
         wait_for(&format!("the {:?} stand-in to report", spec.role), || {
             (w.runs().len() > before).then_some(())
         });
@@ -767,7 +779,7 @@ fn build_and_kill(w: &World, specs: &[Spec]) -> Built {
     }
     for role in [Role::Winner, Role::Loser] {
         if let Some(id) = reported.get(&role) {
-            assert_eq!(id, SHARED_ID, "{role:?} claims the shared id");
+            assert_eq!(id, &w.shared_id, "{role:?} claims the shared id");
         }
     }
 
@@ -894,7 +906,7 @@ fn expected_resumes(b: &Built) -> BTreeMap<Role, (Vec<String>, bool)> {
                     "--permission-mode",
                     "acceptEdits",
                     "--resume",
-                    SHARED_ID,
+                    id(Role::Winner),
                 ]),
                 true,
             ),

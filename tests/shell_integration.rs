@@ -967,3 +967,45 @@ fn zsh_resumed_agent_is_a_foreground_job_of_its_own_with_default_signals_and_coo
 fn fish_resumed_agent_is_a_foreground_job_of_its_own_with_default_signals_and_cooked_terminal() {
     resumed_agent_is_a_foreground_job_of_its_own(Sh::Fish);
 }
+
+/// Keys typed before fish reads its first line are on the command line when
+/// the line would be taken: the armed line is dropped, nothing runs, and
+/// the typed text stays the user's, unchanged.
+#[test]
+fn fish_first_prompt_with_typed_ahead_input_runs_nothing_and_drops_the_armed_line() {
+    let w = World::new(Sh::Fish);
+    w.arm();
+    w.set_agent_exit("0");
+    // fish starts only once the keys are typed: they wait in the terminal.
+    let go = w.p("go");
+    let mut argv: Vec<OsString> = vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        "while [ ! -e \"$0\" ]; do sleep 0.05; done; exec \"$@\"".into(),
+        go.clone().into(),
+    ];
+    argv.extend(w.shell_argv(&[]));
+    let pane = w.tmux.spawn(&w.p("work"), &argv);
+    w.tmux
+        .ok(&["send-keys", "-t", &pane, "-l", "--", "echo typed-ahead"]);
+    fs::write(&go, "").expect("lets fish start");
+    wait_for("the armed line to be taken", || {
+        (w.armed() == 0).then_some(())
+    });
+    w.tmux
+        .wait_screen(&pane, "the typed-ahead text at the prompt", |s| {
+            s.lines()
+                .any(|l| l.trim_end() == format!("{PROMPT} echo typed-ahead"))
+        });
+    w.tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
+    w.tmux
+        .wait_screen(&pane, "the typed-ahead line's output", |s| {
+            s.lines().any(|l| l == "typed-ahead")
+        });
+    assert_eq!(w.calls(), Vec::<Vec<String>>::new(), "the armed line ran");
+    assert_eq!(
+        w.recorded().map(|r| r.0),
+        Some(ID_A.to_owned()),
+        "nothing ran: the recording is kept"
+    );
+}

@@ -44,6 +44,10 @@ const PROMPT: &str = "READY$";
 /// database, config and state, the rc files, and a private tmux server.
 struct World {
     sh: Sh,
+    /// The session `arm` records: restore skips a session that a running
+    /// process holds, anywhere on the machine, so each world has its own
+    /// (the stand-ins of tests running alongside hold theirs).
+    session: String,
     shell: PathBuf,
     dir: tempfile::TempDir,
     tmux: Tmux,
@@ -77,6 +81,7 @@ impl World {
         }
         let world = World {
             sh,
+            session: session_id_of_this_run(),
             shell,
             dir,
             tmux: Tmux::start(),
@@ -221,12 +226,7 @@ impl World {
 
     /// Arms the pane's resume line (`restore`); the argv it will run.
     fn arm(&self) -> Vec<String> {
-        self.arm_session(ID_A)
-    }
-
-    /// As `arm`, for the session `id`.
-    fn arm_session(&self, id: &str) -> Vec<String> {
-        self.record(id);
+        self.record(&self.session);
         let layout = self.layout();
         let (out, _) = self.cli_ok(&[
             "restore".as_ref(),
@@ -242,7 +242,7 @@ impl World {
 
     /// The resume line `plan` builds for the recorded session (nothing armed).
     fn planned_line(&self) -> String {
-        self.record(ID_A);
+        self.record(&self.session);
         let layout = self.layout();
         let (out, _) = self.cli_ok(&[
             "plan".as_ref(),
@@ -723,7 +723,7 @@ fn resumed_agent_suspended_keeps_its_recording(sh: Sh) {
     assert_eq!(w.calls().len(), 1, "the armed line ran");
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(ID_A.to_owned()),
+        Some(w.session.clone()),
         "[{}] the resumed agent was suspended: its recording is kept",
         sh.name()
     );
@@ -868,10 +868,7 @@ impl World {
 fn resumed_agent_is_a_foreground_job_of_its_own(sh: Sh) {
     let name = sh.name();
     let w = World::new(sh);
-    // Restore skips a session that a running process holds, on the whole
-    // machine: the stand-ins of tests running alongside hold theirs.
-    let id = session_id_of_this_run();
-    w.arm_session(&id);
+    w.arm();
     let (pane, pid) = w.resume_probe();
     let agent = Proc::read(pid);
     let shell = Proc::read(agent.ppid);
@@ -932,7 +929,7 @@ fn resumed_agent_is_a_foreground_job_of_its_own(sh: Sh) {
     wait_for("the first stand-in to be gone", || {
         (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
     });
-    w.arm_session(&id);
+    w.arm();
     let (pane, pid) = w.resume_probe();
     w.tmux.ok(&["send-keys", "-t", &pane, "C-z"]);
     wait_for("Ctrl-Z to stop the resumed agent", || {
@@ -942,7 +939,7 @@ fn resumed_agent_is_a_foreground_job_of_its_own(sh: Sh) {
         .wait_screen(&pane, "the prompt after Ctrl-Z", at_empty_prompt);
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(id.clone()),
+        Some(w.session.clone()),
         "[{name}] a suspended agent keeps its recording"
     );
     w.tmux.type_line(&pane, "fg");
@@ -1005,7 +1002,7 @@ fn fish_first_prompt_with_typed_ahead_input_runs_nothing_and_drops_the_armed_lin
     assert_eq!(w.calls(), Vec::<Vec<String>>::new(), "the armed line ran");
     assert_eq!(
         w.recorded().map(|r| r.0),
-        Some(ID_A.to_owned()),
+        Some(w.session.clone()),
         "nothing ran: the recording is kept"
     );
 }

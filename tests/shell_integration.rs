@@ -1006,3 +1006,18 @@ fn fish_first_prompt_with_typed_ahead_input_runs_nothing_and_drops_the_armed_lin
         "nothing ran: the recording is kept"
     );
 }
+
+/// The terminal's status report is what makes fish take the line; one that
+/// arrives when the integration did not ask (here typed) takes nothing.
+#[test]
+fn fish_status_report_nobody_asked_for_takes_nothing() {
+    let w = World::new(Sh::Fish);
+    let pane = w.start_shell(&[]);
+    w.run_line(&pane, "echo first");
+    w.arm();
+    w.tmux
+        .ok(&["send-keys", "-t", &pane, "-l", "--", "\u{1b}[0n"]);
+    w.run_line(&pane, "echo after-report");
+    assert_eq!(w.calls(), Vec::<Vec<String>>::new(), "the armed line ran");
+    assert_eq!(w.armed(), 1, "the armed line was taken");
+}

@@ -23,8 +23,9 @@
 # So the prompt handler asks the terminal for its status (ESC [ 5 n), the
 # terminal answers with a fixed key sequence (ESC [ 0 n) that reaches the
 # line editor as input, and the binding for that answer takes the line,
-# puts it on the (empty) command line and executes it. A terminal that
-# never answers leaves the line armed.
+# puts ` __agent_resume_resume` on the (empty) command line and executes
+# it; that function runs the line. A terminal that never answers leaves the
+# line armed.
 
 set -g __agent_resume_bin @AGENT_RESUME_BIN@
 set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
@@ -59,12 +60,15 @@ function __agent_resume_preexec --on-event fish_preexec
     __agent_resume_in_tmux; and command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
-    __agent_resume_is_agent "$argv[1]"; or return 0
+    # The resumed line (taken below) ends as an agent typed here does, but
+    # is not noted: the user did not type it.
+    set -l resumed
+    test "$argv[1]" = ' __agent_resume_resume'; and test -n "$__agent_resume_line"; and set resumed 1
+    test -n "$resumed"; or __agent_resume_is_agent "$argv[1]"; or return 0
     # The job count before it: fish reports status 0 for a job stopped by
     # job control, so a job left behind is how a suspended agent shows.
     set -g __agent_resume_running (count (jobs -p 2>/dev/null))
-    # A resume line (taken below) is not noted: it is not the user's.
-    string match -q -- '*AGENT_RESUME_LINE=1*' "$argv[1]"; and return 0
+    test -n "$resumed"; and return 0
     printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish --shell-pid $fish_pid >/dev/null 2>&1
 end
 
@@ -119,9 +123,21 @@ function __agent_resume_run_taken --argument-names what
     end
     set -l line ($__agent_resume_bin $take 2>/dev/null); or return 1
     test (count $line) -eq 1; or return 1
-    # Starts with a space and carries the marker: never in history.
-    commandline -r -- $line
+    # The command line holds a fixed word, and the line runs inside it;
+    # the leading space keeps that word out of history.
+    set -g __agent_resume_line $line
+    commandline -r -- ' __agent_resume_resume'
     commandline -f execute
+end
+
+# The line the terminal's answer took, run once as a job of the line
+# editor's command; its status is the command's.
+set -g __agent_resume_line
+function __agent_resume_resume
+    set -l line $__agent_resume_line
+    set -g __agent_resume_line
+    test -n "$line"; or return 1
+    eval $line
 end
 
 function __agent_resume_first_prompt

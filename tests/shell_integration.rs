@@ -112,18 +112,30 @@ impl World {
     /// then a newline) to `calls`, writes its parent's pid to `parent`, and
     /// exits with the code in `exit-code`
     /// (`stop`: suspends itself as Ctrl-Z would; continued, it appends a
-    /// line to `resumed` and exits 0).
+    /// line to `resumed` and exits 0; `probe`: writes `stty -a` of its
+    /// terminal to `stty.<pid>`, appends its pid to `probes`, reads one line
+    /// from its terminal into `got.<pid>` and exits 0).
     fn write_fake_agent(&self) {
         let script = format!(
             "#!/bin/sh\n{{ printf '%s\\0' \"${{0##*/}}\" \"$@\"; printf '\\n'; }} >> '{calls}'\n\
              echo \"$PPID\" > '{parent}'\n\
              code=$(cat '{code}' 2>/dev/null) || code=0\n\
              if [ \"$code\" = stop ]; then kill -TSTP $$; echo >> '{resumed}'; code=0; fi\n\
+             if [ \"$code\" = probe ]; then\n\
+               stty -a > '{root}/stty.'$$ 2>&1\n\
+               echo $$ >> '{probes}'\n\
+               IFS= read -r line\n\
+               printf '%s\\n' \"$line\" > '{root}/got.tmp.'$$\n\
+               mv '{root}/got.tmp.'$$ '{root}/got.'$$\n\
+               code=0\n\
+             fi\n\
              exit \"${{code:-0}}\"\n",
             calls = self.p("calls").display(),
             code = self.p("exit-code").display(),
             resumed = self.p("resumed").display(),
             parent = self.p("parent").display(),
+            root = self.root().display(),
+            probes = self.p("probes").display(),
         );
         let path = self.p("bin/claude");
         fs::write(&path, script).expect("writes the fake agent");
@@ -510,21 +522,11 @@ fn first_prompt_takes_the_armed_line_exactly_once(sh: Sh) {
     want[0] = "claude".into();
     assert_eq!(calls, vec![want.clone()], "the agent got the plan's argv");
     assert_eq!(w.armed(), 0, "taking consumed the arm");
-    if sh == Sh::Fish {
-        // fish's `fg` does not report the job's exit status: kept, as after
-        // a failed resume (src/init/agent-resume.fish).
-        assert_eq!(
-            w.recordings().as_array().map(Vec::len),
-            Some(1),
-            "fish keeps the recording"
-        );
-    } else {
-        assert_eq!(
-            w.recordings(),
-            json!([]),
-            "the resumed agent exited 0 while attached: cleared"
-        );
-    }
+    // The resumed agent exited 0 while attached: the shell clears the
+    // recording once it is back at its prompt.
+    wait_for("the resumed agent's exit 0 to clear the recording", || {
+        (w.recordings() == json!([])).then_some(())
+    });
 
     // Another shell in the same pane (not inheriting AGENT_RESUME_TAKEN)
     // asks, and there is nothing left to take.
@@ -745,4 +747,260 @@ fn zsh_resumed_agent_suspended_by_job_control_keeps_its_recording_and_stays_a_jo
 #[test]
 fn fish_resumed_agent_suspended_by_job_control_keeps_its_recording_and_stays_a_job() {
     resumed_agent_suspended_keeps_its_recording(Sh::Fish);
+}
+
+// ------------------------------------------------- the resumed agent's job ----
+
+/// Whether the screen ends at a prompt with nothing typed after it.
+fn at_empty_prompt(screen: &str) -> bool {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.trim_end() == PROMPT)
+}
+
+/// What `/proc/<pid>` says of a process.
+#[derive(Debug)]
+struct Proc {
+    /// `R`, `S`, `T` (stopped), …
+    state: char,
+    ppid: i64,
+    pgrp: i64,
+    /// The process group in the foreground of its terminal.
+    tpgid: i64,
+    /// Signals ignored (`SigIgn`) and blocked (`SigBlk`), as masks.
+    ignored: u64,
+    blocked: u64,
+}
+
+impl Proc {
+    fn read(pid: i64) -> Proc {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat"))
+            .unwrap_or_else(|e| panic!("reads /proc/{pid}/stat: {e}"));
+        // Fields after the command name (which may hold spaces): state,
+        // ppid, pgrp, session, tty_nr, tpgid, …
+        let rest: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let mask = |key: &str| {
+            let hex = status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .unwrap_or_else(|| panic!("/proc/{pid}/status has {key}"));
+            u64::from_str_radix(hex.trim(), 16).unwrap()
+        };
+        Proc {
+            state: rest[0].chars().next().unwrap(),
+            ppid: rest[1].parse().unwrap(),
+            pgrp: rest[2].parse().unwrap(),
+            tpgid: rest[5].parse().unwrap(),
+            ignored: mask("SigIgn:"),
+            blocked: mask("SigBlk:"),
+        }
+    }
+}
+
+impl World {
+    /// The pids of the stand-in's `probe` runs, in order.
+    fn probes(&self) -> Vec<i64> {
+        fs::read_to_string(self.p("probes"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().parse().expect("a pid"))
+            .collect()
+    }
+
+    /// Starts the pane's shell, which takes the armed line at its first
+    /// prompt; the pid of the resumed stand-in, reading its terminal.
+    fn resume_probe(&self) -> (String, i64) {
+        let before = self.probes().len();
+        self.set_agent_exit("probe");
+        let pane = self.tmux.spawn(&self.p("work"), &self.shell_argv(&[]));
+        let pid = wait_for("the resumed stand-in to start", || {
+            self.probes().get(before).copied()
+        });
+        (pane, pid)
+    }
+
+    /// Types `line` at the stand-in `pid` and waits for what it read.
+    fn type_to_probe(&self, pane: &str, pid: i64, line: &str) {
+        self.tmux.type_line(pane, line);
+        let got = wait_for("the stand-in to read the typed line", || {
+            fs::read_to_string(self.p(&format!("got.{pid}"))).ok()
+        });
+        assert_eq!(
+            got.trim_end_matches('\n'),
+            line,
+            "[{}] the resumed agent read the typed line whole",
+            self.sh.name()
+        );
+    }
+}
+
+/// The resumed agent is a foreground job of the shell, as if typed at the
+/// prompt: its own process group, the terminal's foreground group, SIGINT
+/// and SIGQUIT neither ignored nor blocked, the terminal in the cooked mode
+/// a freshly started program gets; Ctrl-Z stops it and `fg` brings it back;
+/// a clean exit clears the recording; the line stays out of history.
+fn resumed_agent_is_a_foreground_job_of_its_own(sh: Sh) {
+    let name = sh.name();
+    let w = World::new(sh);
+    w.arm();
+    let (pane, pid) = w.resume_probe();
+    let agent = Proc::read(pid);
+    let shell = Proc::read(agent.ppid);
+    assert_ne!(
+        agent.pgrp, shell.pgrp,
+        "[{name}] the resumed agent runs in its shell's process group: {agent:?}"
+    );
+    assert_eq!(
+        agent.pgrp, agent.tpgid,
+        "[{name}] the resumed agent is not the terminal's foreground process group: {agent:?}"
+    );
+    for (signal, number) in [("SIGINT", 2), ("SIGQUIT", 3)] {
+        let bit = 1u64 << (number - 1);
+        assert_eq!(
+            agent.ignored & bit,
+            0,
+            "[{name}] the resumed agent ignores {signal}: {agent:?}"
+        );
+        assert_eq!(
+            agent.blocked & bit,
+            0,
+            "[{name}] the resumed agent blocks {signal}: {agent:?}"
+        );
+    }
+    let stty = fs::read_to_string(w.p(&format!("stty.{pid}"))).expect("the stand-in ran stty");
+    let modes: Vec<&str> = stty.split([' ', ';', '\n']).collect();
+    for mode in ["icanon", "echo", "isig", "icrnl"] {
+        assert!(
+            modes.contains(&mode),
+            "[{name}] the resumed agent's terminal is not in cooked mode ({mode} is off):\n{stty}"
+        );
+    }
+    // The keys that send SIGINT, SIGQUIT and SIGTSTP to the foreground job.
+    for key in ["intr = ^C;", "quit = ^\\;", "susp = ^Z;"] {
+        assert!(
+            stty.contains(key),
+            "[{name}] the resumed agent's terminal lacks `{key}`:\n{stty}"
+        );
+    }
+    assert_ne!(
+        w.tmux.pane_format(&pane, "#{pane_current_command}"),
+        name,
+        "[{name}] tmux names the shell as the pane's command while the agent runs"
+    );
+    w.type_to_probe(&pane, pid, "hello from the keyboard");
+    wait_for("the resumed agent's exit 0 to clear the recording", || {
+        (w.recordings() == json!([])).then_some(())
+    });
+    w.tmux
+        .wait_screen(&pane, "the prompt after the agent", at_empty_prompt);
+    let history = w.builtin_history(&pane);
+    // Neither the line nor the command fish runs it with.
+    assert!(
+        !history.to_lowercase().contains("agent_resume"),
+        "[{name}] the resume line reached history:\n{history}"
+    );
+
+    // Ctrl-Z stops it; `fg` continues it in the foreground.
+    wait_for("the first stand-in to be gone", || {
+        (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    });
+    w.arm();
+    let (pane, pid) = w.resume_probe();
+    w.tmux.ok(&["send-keys", "-t", &pane, "C-z"]);
+    wait_for("Ctrl-Z to stop the resumed agent", || {
+        (Proc::read(pid).state == 'T').then_some(())
+    });
+    w.tmux
+        .wait_screen(&pane, "the prompt after Ctrl-Z", at_empty_prompt);
+    assert_eq!(
+        w.recorded().map(|r| r.0),
+        Some(w.id_a.clone()),
+        "[{name}] a suspended agent keeps its recording"
+    );
+    w.tmux.type_line(&pane, "fg");
+    wait_for("`fg` to bring the agent back to the foreground", || {
+        let p = Proc::read(pid);
+        (p.state != 'T' && p.pgrp == p.tpgid).then_some(())
+    });
+    w.type_to_probe(&pane, pid, "after fg");
+}
+
+#[test]
+fn bash_resumed_agent_is_a_foreground_job_of_its_own_with_default_signals_and_cooked_terminal() {
+    resumed_agent_is_a_foreground_job_of_its_own(Sh::Bash);
+}
+
+#[test]
+fn zsh_resumed_agent_is_a_foreground_job_of_its_own_with_default_signals_and_cooked_terminal() {
+    resumed_agent_is_a_foreground_job_of_its_own(Sh::Zsh);
+}
+
+#[test]
+fn fish_resumed_agent_is_a_foreground_job_of_its_own_with_default_signals_and_cooked_terminal() {
+    resumed_agent_is_a_foreground_job_of_its_own(Sh::Fish);
+}
+
+/// Keys typed before fish reads its first line are on the command line when
+/// the line would be taken: the armed line is dropped, nothing runs, and
+/// the typed text stays the user's, unchanged.
+#[test]
+fn fish_first_prompt_with_typed_ahead_input_runs_nothing_and_drops_the_armed_line() {
+    let w = World::new(Sh::Fish);
+    w.arm();
+    w.set_agent_exit("0");
+    // fish starts only once the keys are typed: they wait in the terminal.
+    let go = w.p("go");
+    let mut argv: Vec<OsString> = vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        "while [ ! -e \"$0\" ]; do sleep 0.05; done; exec \"$@\"".into(),
+        go.clone().into(),
+    ];
+    argv.extend(w.shell_argv(&[]));
+    let pane = w.tmux.spawn(&w.p("work"), &argv);
+    w.tmux
+        .ok(&["send-keys", "-t", &pane, "-l", "--", "echo typed-ahead"]);
+    fs::write(&go, "").expect("lets fish start");
+    wait_for("the armed line to be taken", || {
+        (w.armed() == 0).then_some(())
+    });
+    w.tmux
+        .wait_screen(&pane, "the typed-ahead text at the prompt", |s| {
+            s.lines()
+                .any(|l| l.trim_end() == format!("{PROMPT} echo typed-ahead"))
+        });
+    w.tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
+    w.tmux
+        .wait_screen(&pane, "the typed-ahead line's output", |s| {
+            s.lines().any(|l| l == "typed-ahead")
+        });
+    assert_eq!(w.calls(), Vec::<Vec<String>>::new(), "the armed line ran");
+    assert_eq!(
+        w.recorded().map(|r| r.0),
+        Some(w.id_a.clone()),
+        "nothing ran: the recording is kept"
+    );
+}
+
+/// The terminal's status report is what makes fish take the line; one that
+/// arrives when the integration did not ask (here typed) takes nothing.
+#[test]
+fn fish_status_report_nobody_asked_for_takes_nothing() {
+    let w = World::new(Sh::Fish);
+    let pane = w.start_shell(&[]);
+    w.run_line(&pane, "echo first");
+    w.arm();
+    w.tmux
+        .ok(&["send-keys", "-t", &pane, "-l", "--", "\u{1b}[0n"]);
+    w.run_line(&pane, "echo after-report");
+    assert_eq!(w.calls(), Vec::<Vec<String>>::new(), "the armed line ran");
+    assert_eq!(w.armed(), 1, "the armed line was taken");
 }

@@ -1326,22 +1326,35 @@ fn with_the_feature_flag_off_restore_recreates_writes_and_starts_nothing() {
     w.finish();
 }
 
-/// `(process group, the terminal's foreground process group)` of `pid`,
-/// from `/proc/<pid>/stat`.
-fn groups(pid: u32) -> Option<(i64, i64)> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+/// `(process group, the terminal's foreground process group, the parent's
+/// process group)` of `pid`, from `/proc/<pid>/stat`.
+fn groups(pid: u32) -> Option<(i64, i64, i64)> {
     // Fields after the command name (which may hold spaces): state, ppid,
     // pgrp, session, tty_nr, tpgid, …
-    let rest: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    Some((rest.get(2)?.parse().ok()?, rest.get(5)?.parse().ok()?))
+    let fields = |pid: &str| -> Option<Vec<String>> {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        Some(
+            stat.rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+        )
+    };
+    let own = fields(&pid.to_string())?;
+    let parent = fields(own.get(1)?)?;
+    Some((
+        own.get(2)?.parse().ok()?,
+        own.get(5)?.parse().ok()?,
+        parent.get(2)?.parse().ok()?,
+    ))
 }
 
 /// A resumed agent must be its pane's foreground job, as a typed command
-/// is. fish never hands the terminal to a job started from an event handler
-/// (`wants_terminal = job_control && !is_event` in fish's job setup), and
-/// `agent-resume init fish` runs the armed line from a `fish_prompt` event
-/// handler: with `status job-control full` the agent gets its own process
-/// group, but the terminal stays with fish.
+/// is: its own process group (not its shell's), holding the terminal.
+/// fish never hands the terminal to a job started from an event handler
+/// (`wants_terminal = job_control && !is_event` in fish's job setup), so
+/// `agent-resume init fish` runs the armed line from its line editor.
 #[test]
 fn a_resumed_agent_owns_its_panes_terminal_in_bash_zsh_and_fish() {
     let w = World::new();
@@ -1381,11 +1394,11 @@ fn a_resumed_agent_owns_its_panes_terminal_in_bash_zsh_and_fish() {
         behind = resumed
             .iter()
             .filter_map(|r| {
-                let (pgrp, fg) = groups(r.pid)?;
-                (pgrp != fg).then(|| {
+                let (pgrp, fg, shell) = groups(r.pid)?;
+                (pgrp != fg || pgrp == shell).then(|| {
                     format!(
-                        "in {}, the resumed {} (pid {}, process group {pgrp}) runs while \
-                         the terminal's foreground process group is {fg}",
+                        "in {}, the resumed {} (pid {}, process group {pgrp}, its shell's \
+                         {shell}) runs while the terminal's foreground process group is {fg}",
                         shell_of(r),
                         r.agent,
                         r.pid
@@ -1400,8 +1413,9 @@ fn a_resumed_agent_owns_its_panes_terminal_in_bash_zsh_and_fish() {
     }
     assert!(
         behind.is_empty(),
-        "a resumed agent is not the foreground job of its pane — Ctrl-C never \
-         reaches it, and an agent that reads its terminal is stopped (SIGTTIN):\n{}",
+        "a resumed agent is not a foreground job of its own in its pane — it shares \
+         its shell's signals and terminal modes, or Ctrl-C never reaches it and an \
+         agent that reads its terminal is stopped (SIGTTIN):\n{}",
         behind.join("\n")
     );
     w.finish();

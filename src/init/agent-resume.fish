@@ -6,13 +6,26 @@
 # - when the agent exits 0 while the pane is attached, clears the pane's
 #   recording (a suspended, failed or killed agent keeps it);
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
-#   and runs it: the line is never typed into your editor.
+#   and runs it as a command typed at that prompt (its own job, in the
+#   foreground), only while the command line is empty: a line already
+#   being typed is never added to, and the armed line is dropped;
 # - inside tmux, publishes at each prompt that the shell sits idle at it
 #   (the pane option @agent_resume_prompt, cleared when a line runs), and
 #   answers a probe key with whether the line being edited is empty, so
 #   `agent-resume tmux restore` types only into an empty, idle prompt; a
 #   line it could not type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+#
+# fish runs a command as a job of its own (its process group, the
+# terminal, default signals, the terminal's normal modes) only when its
+# line editor runs it; a command started from an event handler such as
+# `fish_prompt` stays in fish's process group and never gets the terminal.
+# So the prompt handler asks the terminal for its status (ESC [ 5 n), the
+# terminal answers with a fixed key sequence (ESC [ 0 n) that reaches the
+# line editor as input, and the binding for that answer takes the line,
+# puts ` __agent_resume_resume` on the (empty) command line and executes
+# it; that function runs the line. A terminal that never answers leaves the
+# line armed.
 
 set -g __agent_resume_bin @AGENT_RESUME_BIN@
 set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
@@ -49,10 +62,15 @@ function __agent_resume_preexec --on-event fish_preexec
     __agent_resume_in_tmux; and command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
-    __agent_resume_is_agent "$argv[1]"; or return 0
+    # The resumed line (taken below) ends as an agent typed here does, but
+    # is not noted: the user did not type it.
+    set -l resumed
+    test "$argv[1]" = ' __agent_resume_resume'; and test -n "$__agent_resume_line"; and set resumed 1
+    test -n "$resumed"; or __agent_resume_is_agent "$argv[1]"; or return 0
     # The job count before it: fish reports status 0 for a job stopped by
     # job control, so a job left behind is how a suspended agent shows.
     set -g __agent_resume_running (count (jobs -p 2>/dev/null))
+    test -n "$resumed"; and return 0
     printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish --shell-pid $fish_pid >/dev/null 2>&1
 end
 
@@ -67,6 +85,63 @@ function __agent_resume_postexec --on-event fish_postexec
     end
 end
 
+# What the terminal's answer takes: `first` (the pane's armed line) or the
+# pane id `tmux restore` left; empty when no question is outstanding.
+set -g __agent_resume_asked
+
+# Asks the terminal for its status report; its answer runs
+# __agent_resume_answered from the line editor. The binding is made here,
+# at a prompt, so key bindings set up after this file was sourced (vi
+# mode) do not drop it.
+function __agent_resume_ask --argument-names what
+    isatty stdin; and isatty stdout; or return 1
+    for mode in default insert visual
+        bind -M $mode \e\[0n __agent_resume_answered
+    end
+    set -g __agent_resume_asked $what
+    printf '\e[5n'
+end
+
+# The terminal's answer, read by the line editor as a key: takes the line
+# and runs it as if typed, but only at an empty command line. A status
+# report nobody asked for does nothing. When nothing runs, the prompt the
+# question held back is published.
+function __agent_resume_answered
+    set -l what $__agent_resume_asked
+    set -g __agent_resume_asked
+    test -n "$what"; or return 0
+    __agent_resume_run_taken $what; and return 0
+    __agent_resume_publish
+    return 0
+end
+
+function __agent_resume_run_taken --argument-names what
+    set -l take take --shell fish
+    test "$what" = first; or set take $take --pane $what
+    # Input already typed: leave the armed line for no one (take drops it).
+    if test -n "$(commandline)"
+        $__agent_resume_bin $take --has-input >/dev/null 2>&1
+        return 1
+    end
+    set -l line ($__agent_resume_bin $take 2>/dev/null); or return 1
+    test (count $line) -eq 1; or return 1
+    # The command line holds a fixed word, and the line runs inside it;
+    # the leading space keeps that word out of history.
+    set -g __agent_resume_line $line
+    commandline -r -- ' __agent_resume_resume'
+    commandline -f execute
+end
+
+# The line the terminal's answer took, run once as a job of the line
+# editor's command; its status is the command's.
+set -g __agent_resume_line
+function __agent_resume_resume
+    set -l line $__agent_resume_line
+    set -g __agent_resume_line
+    test -n "$line"; or return 1
+    eval $line
+end
+
 function __agent_resume_first_prompt
     functions -e __agent_resume_first_prompt
     __agent_resume_has_pane; or return 0
@@ -77,27 +152,7 @@ function __agent_resume_first_prompt
     __agent_resume_in_tmux; and set key "tmux:$TMUX:$TMUX_PANE"
     set -q AGENT_RESUME_TAKEN; and test "$AGENT_RESUME_TAKEN" = "$key"; and return 0
     set -gx AGENT_RESUME_TAKEN $key
-    # Input already typed: leave the armed line for no one (take drops it).
-    if test -n "$(commandline)"
-        $__agent_resume_bin take --shell fish --has-input >/dev/null 2>&1
-        return 0
-    end
-    set -l line ($__agent_resume_bin take --shell fish 2>/dev/null); or return 0
-    # fish never hands the terminal to a job started inside an event
-    # handler, and an agent must own its terminal (Ctrl-C, reads): start it
-    # as a background job with job control on, then bring it to the
-    # foreground, which gives it the terminal.
-    set -l mode interactive
-    status is-full-job-control; and set mode full
-    status is-no-job-control; and set mode none
-    status job-control full
-    eval $line &
-    fg >/dev/null 2>&1
-    status job-control $mode
-    # fish's `fg` does not report the job's exit status, so whether the
-    # resumed agent ended cleanly is unknown here: the recording is kept
-    # (as after a failed resume). An agent typed at the prompt later is
-    # handled by the preexec/postexec pair as usual.
+    __agent_resume_ask first
 end
 
 # Inside tmux, with a pane tmux named (`%N`).
@@ -112,9 +167,11 @@ set -g __agent_resume_seq 0
 
 # At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
 # reads whether `tmux restore` left this pane a line to take (its id).
-# The first prompt's take runs before it.
+# The first prompt's question goes before it; while a question is
+# outstanding, a line is about to run and the prompt is not published.
 function __agent_resume_publish --on-event fish_prompt
     functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
+    test -z "$__agent_resume_asked"; or return 0
     __agent_resume_in_tmux; or return 0
     set -g __agent_resume_seq (math $__agent_resume_seq + 1)
     set -l pending (command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$fish_pid" \; \
@@ -122,18 +179,8 @@ function __agent_resume_publish --on-event fish_prompt
     test -n "$pending"; or return 0
     command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
         set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-    set -l line ($__agent_resume_bin take --pane "$pending[1]" --shell fish 2>/dev/null)
-    if test $status -eq 0
-        # As at the first prompt: the agent must own its terminal.
-        set -l mode interactive
-        status is-full-job-control; and set mode full
-        status is-no-job-control; and set mode none
-        status job-control full
-        eval $line &
-        fg >/dev/null 2>&1
-        status job-control $mode
-    end
-    __agent_resume_publish
+    # As at the first prompt: the line runs from the line editor.
+    __agent_resume_ask "$pending[1]"
 end
 
 # The probe key: answers `<seq>:empty` only when the line being edited

@@ -189,6 +189,7 @@ fn installed(cli: &Cli) -> PathBuf {
 struct StandIn {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    replies: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -199,21 +200,30 @@ impl StandIn {
         let listener = TcpListener::bind("127.0.0.1:0").expect("binds 127.0.0.1:0");
         let addr = listener.local_addr().expect("the bound address");
         let stop = Arc::new(AtomicBool::new(false));
+        let replies = Arc::new(AtomicBool::new(replies));
         let flag = Arc::clone(&stop);
+        let answer = Arc::clone(&replies);
         let thread = std::thread::spawn(move || {
             for conn in listener.incoming() {
                 if flag.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(conn) = conn else { continue };
-                std::thread::spawn(move || serve(conn, replies));
+                let answer = Arc::clone(&answer);
+                std::thread::spawn(move || serve(conn, &answer));
             }
         });
         StandIn {
             addr,
             stop,
+            replies,
             thread: Some(thread),
         }
+    }
+
+    /// From now on, model calls get a reply (`true`) or fail (`false`).
+    fn set_replies(&self, on: bool) {
+        self.replies.store(on, Ordering::SeqCst);
     }
 
     fn url(&self) -> String {
@@ -234,13 +244,14 @@ impl Drop for StandIn {
 
 /// Serves one connection's requests (keep-alive) until the client closes
 /// it or a read times out.
-fn serve(conn: TcpStream, replies: bool) {
+fn serve(conn: TcpStream, replies: &AtomicBool) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(mut out) = conn.try_clone() else {
         return;
     };
     let mut reader = BufReader::new(conn);
     while let Some((method, path, body)) = read_request(&mut reader) {
+        let replies = replies.load(Ordering::SeqCst);
         let (status, ctype, payload) = respond(&method, &path, &body, replies);
         let head = format!(
             "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
@@ -756,8 +767,12 @@ fn tree(pid: u32) -> Vec<u32> {
 /// Kills `pid` and its descendants (by pid, never by name).
 fn kill_tree(pid: u32) {
     for p in tree(pid) {
+        // A process of the tree may have ended meanwhile: kill's "No such
+        // process" is expected, not news.
         let _ = Command::new("kill")
             .args(["-KILL", &p.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .status();
     }
 }
@@ -838,6 +853,12 @@ fn submit(tmux: &Tmux, pane: &str, text: &str) {
     tmux.type_line(pane, "");
 }
 
+/// Whether the transcript at `path` holds the stand-in's reply.
+fn holds_reply(path: &Path) -> bool {
+    fs::read_to_string(path)
+        .is_ok_and(|t| t.contains(r#""ok""#) || t.contains(r#"\"ok\""#) || t.contains(r#":"ok"#))
+}
+
 /// Types a prompt into the CLI's pane until its transcript for `id` holds
 /// the stand-in's reply; the transcript. Typing again is harmless: the
 /// CLI queues or ignores it.
@@ -845,11 +866,7 @@ fn turn(sb: &Sandbox, tmux: &Tmux, pane: &str, id: &str) -> PathBuf {
     let deadline = Instant::now() + common_tmux::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     loop {
-        let replied = sb.transcripts_of(id).into_iter().find(|p| {
-            fs::read_to_string(p).is_ok_and(|t| {
-                t.contains(r#""ok""#) || t.contains(r#"\"ok\""#) || t.contains(r#":"ok"#)
-            })
-        });
+        let replied = sb.transcripts_of(id).into_iter().find(|p| holds_reply(p));
         if let Some(p) = replied {
             return p;
         }
@@ -964,87 +981,126 @@ fn qwen_code_accepts_the_hooks_records_its_transcripts_id_and_resumes_it() {
     interactive_conformance(&QWEN);
 }
 
-/// Codex: `install-hooks codex` (the `notify` program) leaves a config
-/// Codex accepts; a completed `exec` turn writes a rollout whose id
-/// `exec resume` accepts while a made-up id is refused.
-#[test]
-fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
-    let sb = Sandbox::new(&CODEX, true);
+/// The pane's visible screen (no scrollback): what a user sees now.
+fn visible(tmux: &Tmux, pane: &str) -> String {
+    tmux.ok(&["capture-pane", "-p", "-t", pane])
+}
+
+/// The options of Codex's "Hooks need review" dialog at start.
+const TRUST_ALL: &str = "Trust all and continue";
+const WITHOUT_TRUSTING: &str = "Continue without trusting";
+
+/// Starts Codex's TUI in a new pane and answers the "Hooks need review"
+/// dialog it shows at start for the hook `install-hooks codex` added, as a
+/// user does: Down moves the selection (`›`) until `choice` is selected on
+/// screen, Enter takes it. Nothing is recorded while the dialog is up. The
+/// pane.
+fn codex_past_hook_review(sb: &Sandbox, tmux: &Tmux, choice: &str) -> String {
     let name = sb.name();
-    sb.ar_ok(&["install-hooks", "codex"]);
-    let out = sb.cli(&headless_args(&CODEX, "hi", None), &[]);
-    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(
-        out.status.success(),
-        "{name}: `codex exec` with agent-resume's notify failed ({:?}):\n{all}",
-        out.status
-    );
-    let rollouts: Vec<PathBuf> = files_under(&sb.home().join(".codex/sessions"));
-    assert_eq!(
-        rollouts.len(),
-        1,
-        "{name}: one rollout: {rollouts:?}\n{all}"
-    );
-    let id = sb.transcript_id(&rollouts[0]);
-    assert!(
-        rollouts[0].to_string_lossy().contains(&id) && id.len() == 36,
-        "{name}: the rollout names its id: {rollouts:?}"
+    let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    let selected = |screen: &str| {
+        screen
+            .lines()
+            .any(|l| l.trim_start().starts_with('›') && l.contains(choice))
+    };
+    let mut screen = tmux.wait_screen(
+        &pane,
+        &format!("{name}: the \"Hooks need review\" dialog at start"),
+        |s| s.contains("Hooks need review") && s.contains(choice),
     );
     assert!(
         sb.recordings().is_empty(),
-        "{name}: the exec run became a recording"
+        "{name}: a recording while the hook waits for review: {:?}",
+        sb.recordings()
     );
-
-    // Interactive: the turn-complete `notify` records the pane with the id
-    // of the rollout Codex wrote.
-    let tmux = sb.tmux();
-    let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
-    let deadline = Instant::now() + common_tmux::PATIENCE;
-    let rec = loop {
-        if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
-            break r;
+    for _ in 0..4 {
+        if selected(&screen) {
+            break;
         }
-        assert!(
-            Instant::now() < deadline,
-            "{name}: no recording from notify; the screen:\n{}",
-            tmux.screen(&pane)
-        );
-        submit(&tmux, &pane, "hello");
-        std::thread::sleep(Duration::from_secs(2));
-    };
-    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
-    assert_eq!(
-        rec["pane"].as_str(),
-        Some(pane_id.as_str()),
-        "{name}: the recording is the pane's own (tmux option @agent_resume_pane)"
+        tmux.ok(&["send-keys", "-t", &pane, "Down"]);
+        std::thread::sleep(Duration::from_millis(500));
+        screen = visible(tmux, &pane);
+    }
+    assert!(
+        selected(&screen),
+        "{name}: {choice:?} cannot be selected with Down; the screen:\n{screen}"
     );
-    // Codex's TUI also sends `notify` for its own task-title thread, which
-    // has no rollout: that id must never replace the session's. Its
-    // report is the hook's to log.
+    tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
+    tmux.wait_screen(
+        &pane,
+        &format!("{name}: the prompt after {choice:?}"),
+        |_| {
+            let now = visible(tmux, &pane);
+            !now.contains("Hooks need review") && now.contains("OpenAI Codex")
+        },
+    );
+    pane
+}
+
+/// Whether `config.toml` holds the trust Codex writes for a reviewed hook.
+fn codex_trusts_a_hook(sb: &Sandbox) -> bool {
+    fs::read_to_string(sb.home().join(".codex/config.toml"))
+        .is_ok_and(|c| c.contains("[hooks.state") && c.contains("trusted_hash"))
+}
+
+/// Waits for the `notify` Codex's TUI sends for its own task-title thread
+/// after a turn (that thread has no rollout: the hook logs it and records
+/// nothing), then checks that the pane's recording is `id` and that `id` is
+/// the id of exactly one rollout Codex wrote
+/// (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`).
+fn codex_recording_is_the_rollouts_id(sb: &Sandbox, pane_id: &str, id: &str) {
+    let name = sb.name();
     let log = sb.home().join(".local/state/agent-resume/hook.log");
-    let tui_id = wait_for(&format!("{name}: the task-title thread's notify"), || {
-        let rec = sb
-            .recordings()
-            .into_iter()
-            .find(|r| r["agent"] == "codex")?;
-        let id = rec["session_id"].as_str()?.to_owned();
-        let logged = fs::read_to_string(&log).is_ok_and(|l| l.contains("no rollout"));
-        (logged || sb.transcripts_of(&id).is_empty()).then_some(id)
+    wait_for(&format!("{name}: the task-title thread's notify"), || {
+        fs::read_to_string(&log)
+            .is_ok_and(|l| l.contains("no rollout"))
+            .then_some(())
     });
-    drop(tmux);
+    let recs: Vec<Value> = sb
+        .recordings()
+        .into_iter()
+        .filter(|r| r["agent"] == "codex")
+        .collect();
+    assert!(
+        recs.len() == 1
+            && recs[0]["pane"].as_str() == Some(pane_id)
+            && recs[0]["session_id"].as_str() == Some(id),
+        "{name}: the pane {pane_id} is recorded with {id} alone: {recs:?}"
+    );
+    let rollouts = sb.transcripts_of(id);
     assert_eq!(
-        sb.transcripts_of(&tui_id).len(),
+        rollouts.len(),
         1,
-        "{name}: the recorded id {tui_id} is a rollout's id: {:?}",
+        "{name}: the recorded id {id} is a rollout's id: {:?}",
         files_under(&sb.home().join(".codex/sessions"))
     );
+    let rollout = &rollouts[0];
+    let file = rollout.file_name().unwrap().to_string_lossy().into_owned();
+    let day = rollout
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .and_then(Path::parent);
+    assert!(
+        file.starts_with("rollout-")
+            && file.ends_with(&format!("-{id}.jsonl"))
+            && day == Some(sb.home().join(".codex/sessions").as_path())
+            && sb.transcript_id(rollout) == id,
+        "{name}: {} is not sessions/YYYY/MM/DD/rollout-…-{id}.jsonl naming {id}",
+        rollout.display()
+    );
+}
 
+/// `codex exec resume <id>` of the recorded session gets past "no rollout
+/// found" and completes a turn; a made-up id does not.
+fn codex_resumes(sb: &Sandbox, id: &str) {
+    let name = sb.name();
     let (refusal, code) = no_such_session(&CODEX);
-    let real = sb.cli(&headless_args(&CODEX, "again", Some(&tui_id)), &[]);
+    let real = sb.cli(&headless_args(&CODEX, "again", Some(id)), &[]);
     let real_all = format!("{}{}", text(&real.stdout), text(&real.stderr));
     assert!(
         real.status.success() && !real_all.contains(refusal),
-        "{name}: `exec resume {tui_id}` is refused ({:?}):\n{real_all}",
+        "{name}: `exec resume {id}` is refused ({:?}):\n{real_all}",
         real.status
     );
     let fake = sb.cli(&headless_args(&CODEX, "again", Some(MADE_UP)), &[]);
@@ -1058,6 +1114,144 @@ fn codex_accepts_the_notify_config_and_resumes_its_rollouts_id() {
         Some(code),
         "{name}: exit code of a made-up id"
     );
+}
+
+/// Codex with the hook trusted: `install-hooks codex` leaves a config Codex
+/// accepts (an `exec` turn completes, and is no recording); the TUI stops
+/// at "Hooks need review"; after "Trust all and continue" the SessionStart
+/// hook records the pane as the session starts — at the first prompt,
+/// while the stand-in fails every model call, so no turn has completed and
+/// `notify` cannot have run; after a completed turn the recorded id is
+/// still that one and is the id of the rollout Codex wrote; a trusted
+/// hook's `exec` run launched with a pane id is no recording; `exec resume`
+/// of the id gets past "no rollout found" while a made-up id does not.
+#[test]
+fn codex_records_its_session_at_start_once_the_hook_is_trusted_and_resumes_its_rollouts_id() {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    sb.ar_ok(&["install-hooks", "codex"]);
+    let hooks = fs::read_to_string(sb.home().join(".codex/hooks.json")).unwrap_or_default();
+    assert!(
+        hooks.contains("SessionStart") && hooks.contains("agent-resume hook codex"),
+        "{name}: install-hooks codex wrote no SessionStart hook:\n{hooks}"
+    );
+    let out = sb.cli(&headless_args(&CODEX, "hi", None), &[]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name}: `codex exec` with agent-resume's hook and notify failed ({:?}):\n{all}",
+        out.status
+    );
+    assert!(
+        sb.recordings().is_empty(),
+        "{name}: the exec run became a recording"
+    );
+
+    // No turn can complete from here until the replies are turned back on.
+    sb.server.set_replies(false);
+    let tmux = sb.tmux();
+    let pane = codex_past_hook_review(&sb, &tmux, TRUST_ALL);
+    assert!(
+        codex_trusts_a_hook(&sb),
+        "{name}: {TRUST_ALL:?} left no trust in config.toml"
+    );
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    let rec = loop {
+        if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
+            break r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: the trusted SessionStart hook recorded nothing at the session's start; \
+             the screen:\n{}",
+            tmux.screen(&pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(&tmux, &pane, "hello");
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    assert_eq!(
+        rec["pane"].as_str(),
+        Some(pane_id.as_str()),
+        "{name}: the recording is the pane's own (tmux option @agent_resume_pane)"
+    );
+    let id = rec["session_id"].as_str().expect("a session id").to_owned();
+    assert!(
+        !sb.transcripts_of(&id).iter().any(|p| holds_reply(p)),
+        "{name}: a turn completed before the recording; it may be notify's"
+    );
+
+    // A completed turn: the recorded id is the rollout's.
+    if visible(&tmux, &pane).contains("esc to interrupt") {
+        tmux.ok(&["send-keys", "-t", &pane, "Escape"]);
+    }
+    sb.server.set_replies(true);
+    turn(&sb, &tmux, &pane, &id);
+    codex_recording_is_the_rollouts_id(&sb, &pane_id, &id);
+
+    // The trusted hook runs in `exec` too ("hook: SessionStart" on its
+    // output); launched with a pane id it is still no recording.
+    let out = sb.cli(
+        &headless_args(&CODEX, "hi", None),
+        &[("AGENT_RESUME_PANE", LAUNCHER_PANE)],
+    );
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success() && all.contains("hook: SessionStart"),
+        "{name}: `codex exec` did not run the trusted SessionStart hook ({:?}):\n{all}",
+        out.status
+    );
+    let recs = sb.recordings();
+    assert!(
+        recs.len() == 1 && recs[0]["session_id"].as_str() == Some(id.as_str()),
+        "{name}: the trusted hook's exec run became a recording: {recs:?}"
+    );
+    drop(tmux);
+    codex_resumes(&sb, &id);
+}
+
+/// Codex without trusting the hook: after "Continue without trusting" the
+/// turn-complete `notify` (the fallback) still records the pane with the id
+/// of the rollout Codex wrote, and Codex keeps no trust for the hook.
+#[test]
+fn codex_without_trusting_the_hook_is_recorded_by_notify_after_a_turn() {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    sb.ar_ok(&["install-hooks", "codex"]);
+    let tmux = sb.tmux();
+    let pane = codex_past_hook_review(&sb, &tmux, WITHOUT_TRUSTING);
+    assert!(
+        !codex_trusts_a_hook(&sb),
+        "{name}: {WITHOUT_TRUSTING:?} left a trusted hook in config.toml"
+    );
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    let rec = loop {
+        if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
+            break r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: no recording from notify; the screen:\n{}",
+            tmux.screen(&pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(&tmux, &pane, "hello");
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let id = rec["session_id"].as_str().expect("a session id").to_owned();
+    assert!(
+        sb.transcripts_of(&id).iter().any(|p| holds_reply(p)),
+        "{name}: recorded before a turn completed, though the hook is not trusted"
+    );
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    codex_recording_is_the_rollouts_id(&sb, &pane_id, &id);
 }
 
 /// A pane id as a launcher sets it (`AGENT_RESUME_PANE`), with no shell

@@ -22,26 +22,42 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A home for one run, and a program directory tree under the build's own
-/// temp dir (its ancestors are not writable by others, unlike `/tmp`).
+/// A home for one run, and a program directory tree in a place whose
+/// ancestors are owned by root or this user and not writable by others (the
+/// build's own temp dir, else `$HOME`, else `/run`): a checkout under `/tmp`
+/// sits below a directory anyone can write.
 struct Env {
     home: tempfile::TempDir,
     programs: tempfile::TempDir,
 }
 
+/// Whether every directory from `dir` up to `/` is owned by root or this
+/// user and not writable by group or others.
+fn safe_chain(dir: &Path) -> bool {
+    dir.ancestors().all(|d| {
+        fs::metadata(d)
+            .is_ok_and(|m| m.mode() & 0o022 == 0 && (m.uid() == 0 || m.uid() == my_uid()))
+    })
+}
+
 impl Env {
     fn new() -> Env {
-        let programs = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        fs::set_permissions(programs.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        for d in programs.path().ancestors() {
-            let m = fs::metadata(d).unwrap();
-            assert!(
-                m.mode() & 0o022 == 0 && (m.uid() == 0 || m.uid() == my_uid()),
-                "{} must be owned by root or this user and not writable by others for the \
-                 kept-path case to mean anything",
-                d.display()
+        let candidates = [
+            Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+            std::env::var_os("HOME").map(PathBuf::from),
+            Some(PathBuf::from("/run")),
+        ];
+        let base = candidates
+            .into_iter()
+            .flatten()
+            .find(|d| d.is_dir() && safe_chain(d))
+            .expect(
+                "no directory owned by root or this user and not writable by others above it \
+                 (the build's temp dir, $HOME, /run): the kept-path case needs one",
             );
-        }
+        let programs = tempfile::tempdir_in(base).unwrap();
+        fs::set_permissions(programs.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(safe_chain(programs.path()), "{}", programs.path().display());
         Env {
             home: tempfile::tempdir().unwrap(),
             programs,

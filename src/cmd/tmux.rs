@@ -113,15 +113,20 @@ fn save(server: &Server, o: &Overrides) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Gives every pane a stable id and stores the snapshot (the feature flag
-/// already checked).
+/// Gives every pane a stable id, stores the snapshot, and captures what
+/// the panes' agents show with no hook (the feature flag already checked).
 pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let live = ensure_ids(tmux)?;
     let snap = snapshot(&live);
     let db = paths::db(o)?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
-    store.save_host_layout(HOST, &serde_json::to_string(&snap)?, when::now())?;
+    let now = when::now();
+    store.save_host_layout(HOST, &serde_json::to_string(&snap)?, now)?;
+    // Zero-config capture: each pane's agent from its process tree, and an
+    // ended agent's exit hint (crate::tmux_scan).
+    #[cfg(target_os = "linux")]
+    crate::tmux_scan::capture(tmux, &live, &db, now)?;
     Ok(())
 }
 

@@ -55,6 +55,7 @@ pub mod process;
 pub mod read;
 pub mod resolve;
 pub mod running;
+pub mod scan;
 mod store;
 pub mod text;
 

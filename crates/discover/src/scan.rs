@@ -1,0 +1,459 @@
+//! Zero-config capture: a pane's agent found in its process tree, and the
+//! session id that process is on, from what the agent itself shows.
+//!
+//! A host gives a pane's first process (its shell). [`agent_in`] walks its
+//! descendants breadth first, nearest first, to the processes that run a
+//! verified agent (recognised by the catalog's command words,
+//! [`crate::process::agent_argv`]); an agent's own children are not looked
+//! into, and two agents at the same depth are no answer.
+//!
+//! [`session_of`] then finds that process's session id, in order of trust:
+//!
+//! 1. **its argv** — `--resume ID` (and the flag's aliases, `=` spellings),
+//!    `resume ID` for a subcommand resume, and the flag that pins a new
+//!    session's id (`--session-id`: claude, gemini, qwen, grok; copilot's
+//!    `--session-id` resumes or pins). A fork (`--fork-session`, `--fork`)
+//!    starts another id, so a resume operand then names nothing;
+//! 2. **its own per-process records** — pid registries (Claude's
+//!    `sessions/<pid>.json`, Grok's `active_sessions.json`) for the agent's
+//!    pid or one below it, and the files it and its children hold open
+//!    (`/proc/<pid>/fd`) under the agent's own store whose names carry an
+//!    id: Codex's `thread-writer-locks/<id>.lock` and rollout, Claude's and
+//!    Qwen's `<id>.jsonl`, Copilot's `session-state/<id>/`, Grok's
+//!    `sessions/<cwd>/<id>/`, Pi's `<ts>_<id>.jsonl`, Droid's `<id>.jsonl`.
+//!    When these name two ids the records give no answer (the registry wins
+//!    over open files: it is rewritten when the session changes);
+//! 3. **store correlation** — exactly one session of the agent in the
+//!    process's directory that started between [`BEFORE_START`] before the
+//!    process and [`crate::correlate::WINDOW_MILLIS`] after it, ids already
+//!    held by other panes left out; none or more than one is no answer.
+//!
+//! Every id passes the agent's id shape. Nothing here writes: the caller
+//! feeds the answer to the capture state machine like a hook's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path};
+
+use agent_resume_core::catalog::ResumeShape;
+use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
+
+use crate::correlate::{uuid_v7_millis, WINDOW_MILLIS};
+use crate::file::Kind;
+use crate::process::{agent_argv, ProcessInfo, ProcessTable};
+use crate::store::read_small;
+use crate::{Homes, SessionInfo};
+
+/// How long before its process a session may have started and still count
+/// as that process's (start times are known to within a second).
+pub const BEFORE_START: i64 = 2_000;
+
+/// How deep below a pane's first process an agent is looked for.
+const MAX_DEPTH: usize = 16;
+
+/// Which of the agent's own signs gave the id. Closed, with stable names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Found {
+    /// The agent process's argv (`--resume ID`, `--session-id ID`).
+    Argv = 1,
+    /// The agent's pid registry.
+    Registry = 2,
+    /// A file the agent process holds open (lock, transcript, rollout).
+    OpenFile = 3,
+    /// Store correlation.
+    Correlation = 4,
+}
+
+impl Found {
+    /// Every variant.
+    pub const VARIANTS: &'static [Found] = &[
+        Found::Argv,
+        Found::Registry,
+        Found::OpenFile,
+        Found::Correlation,
+    ];
+
+    /// The stable name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Found::Argv => "argv",
+            Found::Registry => "registry",
+            Found::OpenFile => "open_file",
+            Found::Correlation => "correlation",
+        }
+    }
+}
+
+/// Every process of a table, read once.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    by_pid: BTreeMap<u32, ProcessInfo>,
+    children: BTreeMap<u32, Vec<u32>>,
+}
+
+impl Snapshot {
+    /// Reads every process of `table`.
+    pub fn read(table: &dyn ProcessTable) -> Snapshot {
+        let mut s = Snapshot::default();
+        for p in table.pids().into_iter().filter_map(|pid| table.process(pid)) {
+            s.children.entry(p.ppid).or_default().push(p.id.pid);
+            s.by_pid.insert(p.id.pid, p);
+        }
+        s
+    }
+
+    /// The process `pid`.
+    pub fn process(&self, pid: u32) -> Option<&ProcessInfo> {
+        self.by_pid.get(&pid)
+    }
+
+    fn children_of(&self, pid: u32) -> impl Iterator<Item = &ProcessInfo> {
+        self.children
+            .get(&pid)
+            .into_iter()
+            .flatten()
+            .filter(move |c| **c != pid)
+            .filter_map(|c| self.by_pid.get(c))
+    }
+
+    /// `pid` and every process below it, nearest first.
+    fn tree(&self, pid: u32) -> Vec<&ProcessInfo> {
+        let mut out: Vec<&ProcessInfo> = self.by_pid.get(&pid).into_iter().collect();
+        let mut at = 0;
+        while at < out.len() && out.len() < 4096 {
+            let next: Vec<&ProcessInfo> = self
+                .children_of(out[at].id.pid)
+                .filter(|c| !out.iter().any(|q| q.id == c.id))
+                .collect();
+            out.extend(next);
+            at += 1;
+        }
+        out
+    }
+}
+
+/// A pane's agent process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaneAgent {
+    /// The agent.
+    pub agent: AgentKind,
+    /// Its process.
+    pub process: ProcessInfo,
+    /// Its argv, program word first, without emptied words.
+    pub argv: Vec<String>,
+    /// It wrote a title over its argv.
+    pub rewritten: bool,
+    /// Its pid and every pid below it (a native binary under its `node`
+    /// launcher holds the files).
+    pub pids: Vec<u32>,
+}
+
+fn agent_of(p: &ProcessInfo, catalog: &Catalog) -> Option<(AgentKind, Vec<String>)> {
+    catalog
+        .agents()
+        .iter()
+        .filter(|a| a.verified)
+        .find_map(|a| agent_argv(a, &p.argv).map(|argv| (a.kind, argv)))
+}
+
+/// The agent process of the pane whose first process is `root`: the
+/// nearest verified agent at or below it. Two agents at the same depth are
+/// no answer.
+pub fn agent_in(snap: &Snapshot, root: u32, catalog: &Catalog) -> Option<PaneAgent> {
+    let mut level: Vec<&ProcessInfo> = snap.process(root).into_iter().collect();
+    for _ in 0..MAX_DEPTH {
+        if level.is_empty() {
+            return None;
+        }
+        let found: Vec<(&ProcessInfo, AgentKind, Vec<String>)> = level
+            .iter()
+            .filter_map(|p| agent_of(p, catalog).map(|(k, a)| (*p, k, a)))
+            .collect();
+        match found.as_slice() {
+            [] => {}
+            [(p, agent, argv)] => {
+                return Some(PaneAgent {
+                    agent: *agent,
+                    process: (*p).clone(),
+                    rewritten: p.argv.iter().skip(1).any(String::is_empty),
+                    argv: argv.iter().filter(|w| !w.is_empty()).cloned().collect(),
+                    pids: snap.tree(p.id.pid).iter().map(|q| q.id.pid).collect(),
+                })
+            }
+            _ => return None,
+        }
+        level = level
+            .iter()
+            .flat_map(|p| snap.children_of(p.id.pid))
+            .collect();
+    }
+    None
+}
+
+/// The session id the agent's argv names: a resume operand (not when the
+/// run forks), or the id pinned for a new session.
+pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
+    let words = argv.get(1..)?;
+    let words: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .take_while(|w| *w != "--")
+        .collect();
+    let fork = words
+        .iter()
+        .any(|w| *w == "--fork-session" || *w == "--fork" || w.starts_with("--fork="));
+    let mut flags: Vec<&str> = agent.launch_id_flag.iter().map(String::as_str).collect();
+    if agent.kind == AgentKind::Copilot {
+        // Copilot's `--session-id` resumes a known session or pins a new one.
+        flags.push("--session-id");
+    }
+    let mut subcommand: Option<&[String]> = None;
+    if !fork {
+        match &agent.resume {
+            ResumeShape::Flag { name, .. } => {
+                flags.push(name);
+                if let Some(d) = agent.flag(name) {
+                    flags.extend(d.aliases.iter().map(String::as_str));
+                }
+            }
+            ResumeShape::Subcommand(sub) => subcommand = Some(sub),
+        }
+    }
+    let mut ids: BTreeSet<&str> = BTreeSet::new();
+    for (i, w) in words.iter().enumerate() {
+        for f in &flags {
+            let value = if w == f {
+                words.get(i + 1).copied()
+            } else {
+                w.strip_prefix(f).and_then(|v| v.strip_prefix('='))
+            };
+            if let Some(v) = value.filter(|v| agent.id_shape.matches(v)) {
+                ids.insert(v);
+            }
+        }
+    }
+    if let Some(sub) = subcommand {
+        // The first positional words must be the subcommand.
+        let positional: Vec<usize> = (0..words.len())
+            .filter(|i| !words[*i].starts_with('-'))
+            .collect();
+        let at = positional.first().copied();
+        if let Some(at) = at.filter(|at| {
+            words
+                .get(*at..*at + sub.len())
+                .is_some_and(|win| win.iter().zip(sub).all(|(a, b)| *a == b))
+        }) {
+            if let Some(v) = words
+                .get(at + sub.len())
+                .filter(|v| agent.id_shape.matches(v))
+            {
+                ids.insert(v);
+            }
+        }
+    }
+    match ids.len() {
+        1 => ids.into_iter().next().map(str::to_owned),
+        _ => None,
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ClaudePid {
+    #[serde(default)]
+    pid: Option<u32>,
+    #[serde(default, rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+/// The ids the agent's pid registry holds for `pids`.
+fn registry_ids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    match agent.kind {
+        AgentKind::Claude => {
+            for pid in pids {
+                let path = root.join("sessions").join(format!("{pid}.json"));
+                let Some(bytes) = read_small(&path, Kind::PidRegistry, 64 * 1024) else {
+                    continue;
+                };
+                if let Ok(ClaudePid {
+                    pid: Some(p),
+                    session_id: Some(id),
+                }) = serde_json::from_slice(&bytes)
+                {
+                    if p == *pid && agent.id_shape.matches(&id) {
+                        out.insert(id);
+                    }
+                }
+            }
+        }
+        AgentKind::Grok => {
+            let path = root.join("active_sessions.json");
+            if let Some(bytes) = read_small(&path, Kind::PidRegistry, 1 << 20) {
+                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    let mut found = Vec::new();
+                    crate::running::grok_entries(&v, 0, &mut found);
+                    out.extend(
+                        found
+                            .into_iter()
+                            .filter(|r| pids.contains(&r.pid))
+                            .map(|r| r.session_id)
+                            .filter(|id| agent.id_shape.matches(id)),
+                    );
+                }
+            }
+        }
+        AgentKind::Codex
+        | AgentKind::Gemini
+        | AgentKind::Opencode
+        | AgentKind::Droid
+        | AgentKind::Qwen
+        | AgentKind::Copilot
+        | AgentKind::Pi
+        | AgentKind::Cursor
+        | AgentKind::Antigravity
+        | AgentKind::Amp
+        | AgentKind::Kimi => {}
+    }
+    out
+}
+
+/// The id an open file's path under `root` names: a directory named by
+/// the id, or a file whose stem is the id, ends in `_<id>` or `-<id>`.
+pub fn id_in_path(agent: &AgentDecl, root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Vec<&str> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => n.to_str(),
+            Component::Prefix(_) | Component::RootDir | Component::CurDir | Component::ParentDir => {
+                None
+            }
+        })
+        .collect();
+    let (file, dirs) = parts.split_last()?;
+    let mut ids: BTreeSet<&str> = dirs
+        .iter()
+        .copied()
+        .filter(|d| agent.id_shape.matches(d))
+        .collect();
+    let stem = [".jsonl.zst", ".jsonl", ".json", ".lock", ".db"]
+        .iter()
+        .find_map(|ext| file.strip_suffix(ext))
+        .unwrap_or(file);
+    let tails = [
+        Some(stem),
+        stem.rsplit_once('_').map(|(_, t)| t),
+        stem.len()
+            .checked_sub(36)
+            .and_then(|at| stem.get(at..))
+            .filter(|_| stem.len() > 36 && stem.as_bytes()[stem.len() - 37] == b'-'),
+    ];
+    ids.extend(
+        tails
+            .into_iter()
+            .flatten()
+            .filter(|t| agent.id_shape.matches(t)),
+    );
+    match ids.len() {
+        1 => ids.into_iter().next().map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// The ids named by the files `pids` hold open under `root`.
+fn open_file_ids(
+    table: &dyn ProcessTable,
+    agent: &AgentDecl,
+    root: &Path,
+    pids: &[u32],
+) -> BTreeSet<String> {
+    pids.iter()
+        .flat_map(|pid| table.open_files(*pid))
+        .filter_map(|path| id_in_path(agent, root, &path))
+        .collect()
+}
+
+/// The one id of a set, or none.
+fn one(ids: BTreeSet<String>) -> Option<String> {
+    match ids.len() {
+        1 => ids.into_iter().next(),
+        _ => None,
+    }
+}
+
+/// The id the agent's own per-process records name: its registry entry,
+/// else the files it holds open.
+pub fn record_id(
+    table: &dyn ProcessTable,
+    found: &PaneAgent,
+    homes: &Homes,
+) -> Option<(String, Found)> {
+    let agent = Catalog::embedded().agent(found.agent);
+    let root = homes.root(found.agent, None)?;
+    if let Some(id) = one(registry_ids(agent, &root, &found.pids)) {
+        return Some((id, Found::Registry));
+    }
+    one(open_file_ids(table, agent, &root, &found.pids)).map(|id| (id, Found::OpenFile))
+}
+
+/// The one session of `agent` in `cwd` that started between
+/// [`BEFORE_START`] before `started` and the window after it, ids in
+/// `taken` left out.
+pub fn correlate_new<'s>(
+    sessions: &'s [SessionInfo],
+    agent: AgentKind,
+    cwd: &Path,
+    started: UnixMillis,
+    taken: &BTreeSet<String>,
+) -> Option<&'s SessionInfo> {
+    let mut found: Option<&SessionInfo> = None;
+    for s in sessions {
+        if s.agent != agent || taken.contains(&s.id) {
+            continue;
+        }
+        let Some(start) = uuid_v7_millis(&s.id).or(s.started) else {
+            continue;
+        };
+        let after = started.until(start);
+        if after < -BEFORE_START || after > WINDOW_MILLIS {
+            continue;
+        }
+        // `/proc/<pid>/cwd` is canonical; a store may name the directory
+        // through a link.
+        let Some(dir) = s.cwd.as_deref() else {
+            continue;
+        };
+        if dir != cwd && dir.canonicalize().ok().as_deref() != Some(cwd) {
+            continue;
+        }
+        if found.is_some_and(|f| f.id != s.id) {
+            return None;
+        }
+        found = Some(s);
+    }
+    found
+}
+
+/// The session id of `found`, in order of trust: argv, per-process records,
+/// store correlation (`sessions` is asked for only then).
+pub fn session_of(
+    table: &dyn ProcessTable,
+    found: &PaneAgent,
+    homes: &Homes,
+    taken: &BTreeSet<String>,
+    sessions: impl FnOnce(AgentKind) -> Vec<SessionInfo>,
+) -> Option<(String, Found)> {
+    let agent = Catalog::embedded().agent(found.agent);
+    if !found.rewritten {
+        if let Some(id) = argv_id(agent, &found.argv) {
+            return Some((id, Found::Argv));
+        }
+    }
+    if let Some(hit) = record_id(table, found, homes) {
+        return Some(hit);
+    }
+    let started = table.started_at(found.process.id)?;
+    let cwd = table.cwd(found.process.id.pid)?;
+    let all = sessions(found.agent);
+    correlate_new(&all, found.agent, &cwd, started, taken).map(|s| (s.id.clone(), Found::Correlation))
+}

@@ -202,20 +202,24 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
     let fork = words
         .iter()
         .any(|w| *w == "--fork-session" || *w == "--fork" || w.starts_with("--fork="));
-    let mut flags: Vec<&str> = agent.launch_id_flag.iter().map(String::as_str).collect();
+    fn spelled<'a>(agent: &'a AgentDecl, flags: &mut Vec<&'a str>, name: &'a str) {
+        flags.push(name);
+        if let Some(d) = agent.flag(name) {
+            flags.extend(d.aliases.iter().map(String::as_str));
+        }
+    }
+    let mut flags: Vec<&str> = Vec::new();
+    if let Some(l) = &agent.launch_id_flag {
+        spelled(agent, &mut flags, l);
+    }
     if agent.kind == AgentKind::Copilot {
         // Copilot's `--session-id` resumes a known session or pins a new one.
-        flags.push("--session-id");
+        spelled(agent, &mut flags, "--session-id");
     }
     let mut subcommand: Option<&[String]> = None;
     if !fork {
         match &agent.resume {
-            ResumeShape::Flag { name, .. } => {
-                flags.push(name);
-                if let Some(d) = agent.flag(name) {
-                    flags.extend(d.aliases.iter().map(String::as_str));
-                }
-            }
+            ResumeShape::Flag { name, .. } => spelled(agent, &mut flags, name),
             ResumeShape::Subcommand(sub) => subcommand = Some(sub),
         }
     }
@@ -233,10 +237,22 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
         }
     }
     if let Some(sub) = subcommand {
-        // The first positional words must be the subcommand.
-        let positional: Vec<usize> = (0..words.len())
-            .filter(|i| !words[*i].starts_with('-'))
-            .collect();
+        // The first positional words must be the subcommand; a declared
+        // flag's value is not positional.
+        let mut positional: Vec<usize> = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            if w.starts_with('-') {
+                let takes = agent
+                    .flag(w)
+                    .is_some_and(|d| d.arity == agent_resume_core::catalog::Arity::Value);
+                i += if takes { 2 } else { 1 };
+                continue;
+            }
+            positional.push(i);
+            i += 1;
+        }
         let at = positional.first().copied();
         if let Some(at) = at.filter(|at| {
             words
@@ -456,4 +472,272 @@ pub fn session_of(
     let cwd = table.cwd(found.process.id.pid)?;
     let all = sessions(found.agent);
     correlate_new(&all, found.agent, &cwd, started, taken).map(|s| (s.id.clone(), Found::Correlation))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use crate::process::ProcessId;
+
+    use super::*;
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+    const OTHER: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// pid → (ppid, argv, open files); every process started at pid × 1000 ms.
+    #[derive(Default)]
+    struct Table(BTreeMap<u32, (u32, Vec<String>, Vec<PathBuf>)>);
+
+    impl Table {
+        fn with(mut self, pid: u32, ppid: u32, argv: &[&str], open: &[PathBuf]) -> Table {
+            self.0.insert(pid, (ppid, words(argv), open.to_vec()));
+            self
+        }
+    }
+
+    impl ProcessTable for Table {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (ppid, argv, _) = self.0.get(&pid)?.clone();
+            Some(ProcessInfo {
+                id: ProcessId {
+                    pid,
+                    start: u64::from(pid),
+                },
+                ppid,
+                argv,
+            })
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.keys().copied().collect()
+        }
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(i64::try_from(id.start).ok()? * 1000))
+        }
+        fn cwd(&self, _pid: u32) -> Option<std::path::PathBuf> {
+            Some(PathBuf::from("/w/p"))
+        }
+        fn open_files(&self, pid: u32) -> Vec<PathBuf> {
+            self.0.get(&pid).map(|r| r.2.clone()).unwrap_or_default()
+        }
+    }
+
+    fn decl(kind: AgentKind) -> &'static AgentDecl {
+        Catalog::embedded().agent(kind)
+    }
+
+    #[test]
+    fn the_argv_names_the_id_by_resume_pinned_id_or_subcommand_and_never_for_a_fork() {
+        let cases: &[(AgentKind, &[&str], Option<&str>)] = &[
+            (AgentKind::Claude, &["claude", "--resume", ID], Some(ID)),
+            (AgentKind::Claude, &["claude", "-r", ID, "--model", "opus"], Some(ID)),
+            (AgentKind::Claude, &["claude", &format!("--resume={ID}")], Some(ID)),
+            (AgentKind::Claude, &["claude", "--session-id", ID], Some(ID)),
+            (AgentKind::Gemini, &["gemini", "--session-id", ID], Some(ID)),
+            (AgentKind::Qwen, &["qwen", "--session-id", ID], Some(ID)),
+            (AgentKind::Grok, &["grok", "-s", ID], Some(ID)),
+            (AgentKind::Grok, &["grok", "--session-id", ID], Some(ID)),
+            (AgentKind::Copilot, &["copilot", "--session-id", ID], Some(ID)),
+            (AgentKind::Copilot, &["copilot", &format!("--resume={ID}")], Some(ID)),
+            (AgentKind::Codex, &["codex", "resume", ID], Some(ID)),
+            (AgentKind::Codex, &["codex", "-m", "gpt-5", "resume", ID], Some(ID)),
+            (AgentKind::Codex, &["codex", "fork", ID], None),
+            (AgentKind::Codex, &["codex", "resume", "--last"], None),
+            // A fork starts another id; a pinned id with it is the fork's.
+            (AgentKind::Claude, &["claude", "--resume", ID, "--fork-session"], None),
+            (
+                AgentKind::Claude,
+                &["claude", "-r", OTHER, "--fork-session", "--session-id", ID],
+                Some(ID),
+            ),
+            // Two ids, an id after `--`, an id failing the shape: none.
+            (AgentKind::Claude, &["claude", "-r", ID, "--session-id", OTHER], None),
+            (AgentKind::Claude, &["claude", "--", "--resume", ID], None),
+            (AgentKind::Claude, &["claude", "--resume", "my session"], None),
+            (AgentKind::Claude, &["claude", ID], None),
+        ];
+        for (kind, argv, want) in cases {
+            assert_eq!(
+                argv_id(decl(*kind), &words(argv)).as_deref(),
+                *want,
+                "{kind:?} {argv:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_open_file_names_its_id_only_under_the_agents_store() {
+        let root = Path::new("/h/.codex");
+        let codex = decl(AgentKind::Codex);
+        for (path, want) in [
+            (format!("/h/.codex/thread-writer-locks/{ID}.lock"), Some(ID)),
+            (
+                format!("/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-30-00-{ID}.jsonl"),
+                Some(ID),
+            ),
+            (format!("/elsewhere/{ID}.lock"), None),
+            (format!("/h/.codex/x{ID}.lock"), None),
+            (format!("/h/.codex/{ID}/{OTHER}.jsonl"), None),
+            ("/h/.codex/config.toml".to_owned(), None),
+        ] {
+            assert_eq!(
+                id_in_path(codex, root, Path::new(&path)).as_deref(),
+                want,
+                "{path}"
+            );
+        }
+        let pi = decl(AgentKind::Pi);
+        let at = format!("/p/sessions/--w--/2026-12-01T05-30-00-000Z_{ID}.jsonl");
+        assert_eq!(
+            id_in_path(pi, Path::new("/p"), Path::new(&at)).as_deref(),
+            Some(ID)
+        );
+        let copilot = decl(AgentKind::Copilot);
+        let at = format!("/c/session-state/{ID}/events.jsonl");
+        assert_eq!(
+            id_in_path(copilot, Path::new("/c"), Path::new(&at)).as_deref(),
+            Some(ID)
+        );
+    }
+
+    #[test]
+    fn the_panes_agent_is_the_nearest_below_its_shell_and_two_at_one_depth_are_none() {
+        let t = Table::default()
+            .with(20, 1, &["-bash"], &[])
+            .with(30, 20, &["/bin/sh", "/x/bin/wrapper"], &[])
+            .with(40, 30, &["node", "/n/@openai/codex/bin/codex.js", "-m", "o3"], &[])
+            .with(50, 40, &["/n/@openai/codex/vendor/codex", "-m", "o3"], &[])
+            .with(60, 1, &["claude"], &[]);
+        let snap = Snapshot::read(&t);
+        let found = agent_in(&snap, 20, Catalog::embedded()).expect("codex");
+        assert_eq!(found.agent, AgentKind::Codex);
+        assert_eq!(found.process.id.pid, 40);
+        assert_eq!(found.argv, words(&["codex", "-m", "o3"]));
+        assert_eq!(found.pids, [40, 50], "its native child holds its files");
+        // The agent itself as the pane's first process.
+        assert_eq!(
+            agent_in(&snap, 60, Catalog::embedded()).map(|a| a.agent),
+            Some(AgentKind::Claude)
+        );
+        let two = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["claude"], &[])
+            .with(31, 20, &["gemini"], &[]);
+        assert_eq!(agent_in(&Snapshot::read(&two), 20, Catalog::embedded()), None);
+        let none = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["vim", "claude"], &[]);
+        assert_eq!(agent_in(&Snapshot::read(&none), 20, Catalog::embedded()), None);
+    }
+
+    #[test]
+    fn records_name_the_id_a_registry_before_open_files_and_two_ids_are_none() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let codex_root = homes.codex.clone().expect("codex home");
+        let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["codex"], &[lock(ID), PathBuf::from("/dev/null")]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(
+            record_id(&t, &found, &homes),
+            Some((ID.to_owned(), Found::OpenFile))
+        );
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["codex"], &[lock(ID)])
+            .with(31, 30, &["codex-helper"], &[lock(OTHER)]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(record_id(&t, &found, &homes), None, "two locks: no answer");
+
+        let claude_root = homes.claude.clone().expect("claude home");
+        std::fs::create_dir_all(claude_root.join("sessions")).expect("mkdir");
+        std::fs::write(
+            claude_root.join("sessions/30.json"),
+            format!(r#"{{"pid":30,"sessionId":"{ID}","cwd":"/w/p"}}"#),
+        )
+        .expect("writes");
+        // A registry entry naming another pid is not this process's.
+        std::fs::write(
+            claude_root.join("sessions/31.json"),
+            format!(r#"{{"pid":99,"sessionId":"{OTHER}"}}"#),
+        )
+        .expect("writes");
+        let transcript = claude_root.join(format!("projects/-w-p/{OTHER}.jsonl"));
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["claude"], &[transcript])
+            .with(31, 30, &["node"], &[]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("claude");
+        assert_eq!(
+            record_id(&t, &found, &homes),
+            Some((ID.to_owned(), Found::Registry))
+        );
+    }
+
+    fn session(id: &str, cwd: &str, started: i64) -> SessionInfo {
+        SessionInfo {
+            agent: AgentKind::Claude,
+            id: id.to_owned(),
+            cwd: Some(PathBuf::from(cwd)),
+            title: None,
+            first_prompt: None,
+            modified: UnixMillis(started),
+            started: Some(UnixMillis(started)),
+            message_count: None,
+            path: PathBuf::from("/s"),
+        }
+    }
+
+    #[test]
+    fn correlation_takes_the_one_new_session_in_the_directory_within_the_window() {
+        let cwd = Path::new("/w/p");
+        let at = UnixMillis(100_000);
+        let none = BTreeSet::new();
+        let one = [
+            session(ID, "/w/p", 105_000),
+            session(OTHER, "/w/other", 105_000),
+            // Started long before the process: an older session.
+            session("11111111-140e-4519-ab63-b9cde0b60b57", "/w/p", 10_000),
+            // Started after the window.
+            session("22222222-140e-4519-ab63-b9cde0b60b57", "/w/p", 200_000),
+        ];
+        assert_eq!(
+            correlate_new(&one, AgentKind::Claude, cwd, at, &none).map(|s| s.id.as_str()),
+            Some(ID)
+        );
+        assert_eq!(
+            correlate_new(&one, AgentKind::Gemini, cwd, at, &none),
+            None,
+            "another agent's sessions are not this one's"
+        );
+        let two = [
+            session(ID, "/w/p", 105_000),
+            session(OTHER, "/w/p", 110_000),
+        ];
+        assert_eq!(correlate_new(&two, AgentKind::Claude, cwd, at, &none), None);
+        let taken: BTreeSet<String> = [OTHER.to_owned()].into();
+        assert_eq!(
+            correlate_new(&two, AgentKind::Claude, cwd, at, &taken).map(|s| s.id.as_str()),
+            Some(ID),
+            "a session another pane's agent names is not new here"
+        );
+    }
+
+    #[test]
+    fn found_names_are_stable_and_distinct() {
+        let names: BTreeSet<&str> = Found::VARIANTS.iter().map(|f| f.as_str()).collect();
+        assert_eq!(names.len(), Found::VARIANTS.len());
+        for f in Found::VARIANTS {
+            match f {
+                Found::Argv | Found::Registry | Found::OpenFile | Found::Correlation => {}
+            }
+        }
+    }
 }

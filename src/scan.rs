@@ -306,3 +306,149 @@ pub fn exit_hint(db: &Path, pane: PaneId, seen: &Seen, text: &str, now: UnixMill
     };
     Ok(observe(Store::open(db)?, &obs, &known, now)? == Applied::Saved)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use agent_resume_core::{Change, RecordedFlag};
+    use agent_resume_discover::process::ProcessInfo;
+
+    use super::*;
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+    const OLD: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
+
+    /// pid → (ppid, argv); every process started at `START` ms.
+    struct Table(BTreeMap<u32, (u32, Vec<String>)>);
+
+    const START: i64 = 1_000_000;
+
+    impl Table {
+        fn new(rows: &[(u32, u32, &[&str])]) -> Table {
+            Table(
+                rows.iter()
+                    .map(|(p, pp, a)| (*p, (*pp, a.iter().map(|w| (*w).to_owned()).collect())))
+                    .collect(),
+            )
+        }
+    }
+
+    impl ProcessTable for Table {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (ppid, argv) = self.0.get(&pid)?.clone();
+            Some(ProcessInfo {
+                id: ProcessId { pid, start: 7 },
+                ppid,
+                argv,
+            })
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.keys().copied().collect()
+        }
+        fn started_at(&self, _id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(START))
+        }
+        fn cwd(&self, _pid: u32) -> Option<PathBuf> {
+            Some(PathBuf::from("/w/p"))
+        }
+    }
+
+    fn pane(n: u8) -> PaneId {
+        PaneId::from_bytes([n; 16])
+    }
+
+    fn stored(db: &Path, p: PaneId, id: &str, at: i64) {
+        let rec = Recording {
+            agent: AgentKind::Claude,
+            session_id: id.to_owned(),
+            flags: Vec::new(),
+            program: None,
+            cwd: PathBuf::from("/w/p"),
+            observed_at: UnixMillis(at),
+            config_home: None,
+        };
+        apply(
+            Store::open(db).expect("opens"),
+            p,
+            Change::Save(rec),
+            UnixMillis(at),
+        )
+        .expect("saves");
+    }
+
+    fn row(db: &Path, p: PaneId) -> Option<Recording> {
+        match Store::open(db).expect("opens").row(p).expect("reads") {
+            Some(RowState::Recording(r)) => Some(r),
+            Some(RowState::Unreadable(_)) | None => None,
+        }
+    }
+
+    #[test]
+    fn a_scan_records_each_panes_agent_from_its_argv_and_leaves_headless_and_this_runs_hook_alone()
+    {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        let resume = format!("--resume={ID}");
+        let t = Table::new(&[
+            // Pane 1: an earlier run's recording, replaced by this run's.
+            (10, 1, &["bash"]),
+            (11, 10, &["claude", "--model", "opus", &resume]),
+            // Pane 2: headless.
+            (20, 1, &["bash"]),
+            (21, 20, &["claude", "-p", "--resume", ID, "hi"]),
+            // Pane 3: a hook recorded another id during this run.
+            (30, 1, &["bash"]),
+            (31, 30, &["claude", "--resume", ID]),
+            // Pane 4: no agent.
+            (40, 1, &["bash"]),
+            (41, 40, &["vim"]),
+        ]);
+        stored(&db, pane(1), OLD, START - 60_000);
+        stored(&db, pane(3), OLD, START + 5_000);
+        let panes: Vec<PaneRef> = [(1, 10), (2, 20), (3, 30), (4, 40)]
+            .iter()
+            .map(|(p, pid)| PaneRef {
+                pane: pane(*p),
+                pid: *pid,
+            })
+            .collect();
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        let outcomes: Vec<Outcome> = out.iter().map(|s| s.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Recorded,
+                Outcome::Headless,
+                Outcome::AlreadyRecorded,
+                Outcome::NoAgent
+            ]
+        );
+        assert_eq!(out[0].found, Some(Found::Argv));
+        let r1 = row(&db, pane(1)).expect("pane 1 recorded");
+        assert_eq!(r1.session_id, ID);
+        assert_eq!(
+            r1.flags,
+            [RecordedFlag {
+                name: "--model".into(),
+                value: Some("opus".into())
+            }],
+            "exactly the argv's allowlisted flags"
+        );
+        assert_eq!(row(&db, pane(2)), None, "headless never recorded");
+        assert_eq!(
+            row(&db, pane(3)).map(|r| r.session_id),
+            Some(OLD.to_owned()),
+            "within a run, a hook's id stands"
+        );
+        assert_eq!(row(&db, pane(4)), None);
+    }
+
+    #[test]
+    fn outcome_names_are_distinct() {
+        let names: std::collections::BTreeSet<&str> =
+            Outcome::VARIANTS.iter().map(|o| o.as_str()).collect();
+        assert_eq!(names.len(), Outcome::VARIANTS.len());
+    }
+}

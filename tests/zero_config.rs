@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -340,6 +341,54 @@ fn an_agent_that_exits_printing_its_exit_hint_is_captured_from_the_hint() {
             "claude".to_owned(),
             HINT_ID.to_owned(),
             "--model sonnet".to_owned()
+        ))
+    );
+}
+
+#[test]
+fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
+    let w = World::new();
+    let cwd = w.dir.path().join("w/scan");
+    fs::create_dir_all(&cwd).unwrap();
+    let mut child = Command::new(w.dir.path().join("bin/claude"))
+        .args(["--model", "opus"])
+        .current_dir(&cwd)
+        .env_clear()
+        .envs(w.env.iter().map(|(k, v)| (k, v)))
+        .env("STANDIN_ID", CLAUDE_ID)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let registry = w
+        .dir
+        .path()
+        .join(format!("home/.claude/sessions/{}.json", child.id()));
+    common_tmux::wait_for("the stand-in's pid registry entry", || {
+        fs::read_to_string(&registry)
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+    });
+    let pane = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
+    let out = w.cli(&[
+        "capture",
+        "scan",
+        "--pane",
+        &format!("{pane}={}", child.id()),
+    ]);
+    // The stand-in and its `sleep`, as one group.
+    let group = format!("-{}", child.id());
+    let killed = Command::new("kill").args(["-TERM", "--", &group]).status();
+    child.wait().unwrap();
+    assert!(killed.unwrap().success());
+    assert_eq!(out, format!("{pane}\tclaude\trecorded\tregistry\n"));
+    assert_eq!(
+        w.recordings().get(pane),
+        Some(&(
+            "claude".to_owned(),
+            CLAUDE_ID.to_owned(),
+            "--model opus".to_owned()
         ))
     );
 }

@@ -71,6 +71,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every variant.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub const VARIANTS: &'static [Outcome] = &[
         Outcome::NoAgent,
         Outcome::Headless,
@@ -282,7 +283,13 @@ pub fn write_seen(store: &Store, seen: &BTreeMap<PaneId, Seen>, now: UnixMillis)
 }
 
 /// Records the exit hint in `text` for a pane whose agent (`seen`) ended.
-pub fn exit_hint(db: &Path, pane: PaneId, seen: &Seen, text: &str, now: UnixMillis) -> Result<bool> {
+pub fn exit_hint(
+    db: &Path,
+    pane: PaneId,
+    seen: &Seen,
+    text: &str,
+    now: UnixMillis,
+) -> Result<bool> {
     let Some(agent) = AgentKind::from_name(&seen.agent) else {
         return Ok(false);
     };

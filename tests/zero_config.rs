@@ -88,12 +88,7 @@ fn v7(n: u64) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    format!(
-        "{:08x}-{:04x}-7abc-8def-{:012x}",
-        ms >> 16,
-        ms & 0xffff,
-        n
-    )
+    format!("{:08x}-{:04x}-7abc-8def-{:012x}", ms >> 16, ms & 0xffff, n)
 }
 
 struct World {
@@ -156,9 +151,10 @@ impl World {
     fn pane(&self, dir: &str, line: &str) -> String {
         let cwd = self.dir.path().join("w").join(dir);
         fs::create_dir_all(&cwd).unwrap();
-        let pane = self
-            .tmux
-            .spawn(&cwd, &["env", "PS1=bash$ ", "bash", "--norc", "--noprofile", "-i"]);
+        let pane = self.tmux.spawn(
+            &cwd,
+            &["env", "PS1=bash$ ", "bash", "--norc", "--noprofile", "-i"],
+        );
         self.tmux
             .wait_screen(&pane, "a bash prompt", |s| s.contains("bash$"));
         self.tmux.type_line(&pane, line);
@@ -179,7 +175,9 @@ impl World {
         assert!(
             out.status.success(),
             "agent-resume {:?}: {}",
-            args.iter().map(|a| a.as_ref().to_owned()).collect::<Vec<_>>(),
+            args.iter()
+                .map(|a| a.as_ref().to_owned())
+                .collect::<Vec<_>>(),
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -243,7 +241,11 @@ fn one_save_records_every_verified_agent_with_its_id_and_exactly_its_argv_flags_
         (
             "codex",
             format!("STANDIN_ID={codex_id} codex -m gpt-5 -s workspace-write"),
-            ("codex", codex_id.clone(), "--model gpt-5 --sandbox workspace-write"),
+            (
+                "codex",
+                codex_id.clone(),
+                "--model gpt-5 --sandbox workspace-write",
+            ),
         ),
         (
             "gemini",
@@ -298,7 +300,8 @@ fn one_save_records_every_verified_agent_with_its_id_and_exactly_its_argv_flags_
 }
 
 #[test]
-fn two_new_sessions_in_one_directory_and_a_headless_run_record_nothing_while_one_new_session_is_recorded() {
+fn two_new_sessions_in_one_directory_and_a_headless_run_record_nothing_while_one_new_session_is_recorded(
+) {
     let w = World::new();
     let two = w.pane("two", &format!("STANDIN_PI_IDS='{} {}' pi", v7(4), v7(5)));
     let headless = w.pane(
@@ -331,9 +334,10 @@ fn an_agent_that_exits_printing_its_exit_hint_is_captured_from_the_hint() {
     w.save();
     assert!(w.recordings().is_empty());
     w.tmux.type_line(&pane, "");
-    w.tmux.wait_screen(&pane, "the exit hint and a prompt", |s| {
-        s.contains(&format!("claude --resume {HINT_ID}")) && s.trim_end().ends_with("bash$")
-    });
+    w.tmux
+        .wait_screen(&pane, "the exit hint and a prompt", |s| {
+            s.contains(&format!("claude --resume {HINT_ID}")) && s.trim_end().ends_with("bash$")
+        });
     w.save();
     assert_eq!(
         w.recordings().get(&pane),

@@ -95,7 +95,11 @@ impl Snapshot {
     /// Reads every process of `table`.
     pub fn read(table: &dyn ProcessTable) -> Snapshot {
         let mut s = Snapshot::default();
-        for p in table.pids().into_iter().filter_map(|pid| table.process(pid)) {
+        for p in table
+            .pids()
+            .into_iter()
+            .filter_map(|pid| table.process(pid))
+        {
             s.children.entry(p.ppid).or_default().push(p.id.pid);
             s.by_pid.insert(p.id.pid, p);
         }
@@ -341,9 +345,10 @@ pub fn id_in_path(agent: &AgentDecl, root: &Path, path: &Path) -> Option<String>
         .components()
         .filter_map(|c| match c {
             Component::Normal(n) => n.to_str(),
-            Component::Prefix(_) | Component::RootDir | Component::CurDir | Component::ParentDir => {
-                None
-            }
+            Component::Prefix(_)
+            | Component::RootDir
+            | Component::CurDir
+            | Component::ParentDir => None,
         })
         .collect();
     let (file, dirs) = parts.split_last()?;
@@ -431,7 +436,7 @@ pub fn correlate_new<'s>(
             continue;
         };
         let after = started.until(start);
-        if after < -BEFORE_START || after > WINDOW_MILLIS {
+        if !(-BEFORE_START..=WINDOW_MILLIS).contains(&after) {
             continue;
         }
         // `/proc/<pid>/cwd` is canonical; a store may name the directory
@@ -471,7 +476,8 @@ pub fn session_of(
     let started = table.started_at(found.process.id)?;
     let cwd = table.cwd(found.process.id.pid)?;
     let all = sessions(found.agent);
-    correlate_new(&all, found.agent, &cwd, started, taken).map(|s| (s.id.clone(), Found::Correlation))
+    correlate_new(&all, found.agent, &cwd, started, taken)
+        .map(|s| (s.id.clone(), Found::Correlation))
 }
 
 #[cfg(test)]
@@ -535,30 +541,62 @@ mod tests {
     fn the_argv_names_the_id_by_resume_pinned_id_or_subcommand_and_never_for_a_fork() {
         let cases: &[(AgentKind, &[&str], Option<&str>)] = &[
             (AgentKind::Claude, &["claude", "--resume", ID], Some(ID)),
-            (AgentKind::Claude, &["claude", "-r", ID, "--model", "opus"], Some(ID)),
-            (AgentKind::Claude, &["claude", &format!("--resume={ID}")], Some(ID)),
+            (
+                AgentKind::Claude,
+                &["claude", "-r", ID, "--model", "opus"],
+                Some(ID),
+            ),
+            (
+                AgentKind::Claude,
+                &["claude", &format!("--resume={ID}")],
+                Some(ID),
+            ),
             (AgentKind::Claude, &["claude", "--session-id", ID], Some(ID)),
             (AgentKind::Gemini, &["gemini", "--session-id", ID], Some(ID)),
             (AgentKind::Qwen, &["qwen", "--session-id", ID], Some(ID)),
             (AgentKind::Grok, &["grok", "-s", ID], Some(ID)),
             (AgentKind::Grok, &["grok", "--session-id", ID], Some(ID)),
-            (AgentKind::Copilot, &["copilot", "--session-id", ID], Some(ID)),
-            (AgentKind::Copilot, &["copilot", &format!("--resume={ID}")], Some(ID)),
+            (
+                AgentKind::Copilot,
+                &["copilot", "--session-id", ID],
+                Some(ID),
+            ),
+            (
+                AgentKind::Copilot,
+                &["copilot", &format!("--resume={ID}")],
+                Some(ID),
+            ),
             (AgentKind::Codex, &["codex", "resume", ID], Some(ID)),
-            (AgentKind::Codex, &["codex", "-m", "gpt-5", "resume", ID], Some(ID)),
+            (
+                AgentKind::Codex,
+                &["codex", "-m", "gpt-5", "resume", ID],
+                Some(ID),
+            ),
             (AgentKind::Codex, &["codex", "fork", ID], None),
             (AgentKind::Codex, &["codex", "resume", "--last"], None),
             // A fork starts another id; a pinned id with it is the fork's.
-            (AgentKind::Claude, &["claude", "--resume", ID, "--fork-session"], None),
+            (
+                AgentKind::Claude,
+                &["claude", "--resume", ID, "--fork-session"],
+                None,
+            ),
             (
                 AgentKind::Claude,
                 &["claude", "-r", OTHER, "--fork-session", "--session-id", ID],
                 Some(ID),
             ),
             // Two ids, an id after `--`, an id failing the shape: none.
-            (AgentKind::Claude, &["claude", "-r", ID, "--session-id", OTHER], None),
+            (
+                AgentKind::Claude,
+                &["claude", "-r", ID, "--session-id", OTHER],
+                None,
+            ),
             (AgentKind::Claude, &["claude", "--", "--resume", ID], None),
-            (AgentKind::Claude, &["claude", "--resume", "my session"], None),
+            (
+                AgentKind::Claude,
+                &["claude", "--resume", "my session"],
+                None,
+            ),
             (AgentKind::Claude, &["claude", ID], None),
         ];
         for (kind, argv, want) in cases {
@@ -610,7 +648,12 @@ mod tests {
         let t = Table::default()
             .with(20, 1, &["-bash"], &[])
             .with(30, 20, &["/bin/sh", "/x/bin/wrapper"], &[])
-            .with(40, 30, &["node", "/n/@openai/codex/bin/codex.js", "-m", "o3"], &[])
+            .with(
+                40,
+                30,
+                &["node", "/n/@openai/codex/bin/codex.js", "-m", "o3"],
+                &[],
+            )
             .with(50, 40, &["/n/@openai/codex/vendor/codex", "-m", "o3"], &[])
             .with(60, 1, &["claude"], &[]);
         let snap = Snapshot::read(&t);
@@ -628,11 +671,18 @@ mod tests {
             .with(20, 1, &["bash"], &[])
             .with(30, 20, &["claude"], &[])
             .with(31, 20, &["gemini"], &[]);
-        assert_eq!(agent_in(&Snapshot::read(&two), 20, Catalog::embedded()), None);
-        let none = Table::default()
-            .with(20, 1, &["bash"], &[])
-            .with(30, 20, &["vim", "claude"], &[]);
-        assert_eq!(agent_in(&Snapshot::read(&none), 20, Catalog::embedded()), None);
+        assert_eq!(
+            agent_in(&Snapshot::read(&two), 20, Catalog::embedded()),
+            None
+        );
+        let none =
+            Table::default()
+                .with(20, 1, &["bash"], &[])
+                .with(30, 20, &["vim", "claude"], &[]);
+        assert_eq!(
+            agent_in(&Snapshot::read(&none), 20, Catalog::embedded()),
+            None
+        );
     }
 
     #[test]
@@ -641,9 +691,12 @@ mod tests {
         let homes = Homes::under(home.path());
         let codex_root = homes.codex.clone().expect("codex home");
         let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
-        let t = Table::default()
-            .with(20, 1, &["bash"], &[])
-            .with(30, 20, &["codex"], &[lock(ID), PathBuf::from("/dev/null")]);
+        let t = Table::default().with(20, 1, &["bash"], &[]).with(
+            30,
+            20,
+            &["codex"],
+            &[lock(ID), PathBuf::from("/dev/null")],
+        );
         let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
         assert_eq!(
             record_id(&t, &found, &homes),

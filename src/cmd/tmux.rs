@@ -1,7 +1,8 @@
 //! `agent-resume tmux save` and `agent-resume tmux restore`: the tmux host.
 //!
 //! `save` gives every pane a stable id and stores a layout snapshot in the
-//! database, in its own table (recordings are never touched). `restore`
+//! database, in its own table, then records what each pane's agent shows
+//! with no hook ([`crate::tmux_scan`]). `restore`
 //! maps the snapshot onto the restore model, plans, arms and reports —
 //! before any pane is created — then recreates what is missing
 //! (`--recreate`), each pane started in its directory with its stable id set
@@ -125,8 +126,11 @@ pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     store.save_host_layout(HOST, &serde_json::to_string(&snap)?, now)?;
     // Zero-config capture: each pane's agent from its process tree, and an
     // ended agent's exit hint (crate::tmux_scan).
+    // A capture that fails costs nothing of the snapshot, saved above.
     #[cfg(target_os = "linux")]
-    crate::tmux_scan::capture(tmux, &live, &db, now)?;
+    if let Err(e) = crate::tmux_scan::capture(tmux, &live, &db, now) {
+        eprintln!("agent-resume: tmux save: capture: {e:#}");
+    }
     Ok(())
 }
 

@@ -23,6 +23,7 @@
 //! already cleared the pane's recording (a clean exit).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::exit_hint::scrape_agent;
@@ -39,6 +40,12 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::capture_apply::{apply, observe, Applied, Known};
+
+/// How long after its process started store correlation is tried for it:
+/// past this only its argv and records are read (the store listing is the
+/// costly part of a scan, and a session that starts later is not this
+/// process's first).
+const CORRELATE_FOR: i64 = 5 * 60 * 1000;
 
 /// How much earlier than its process a recording may be stamped and still
 /// be taken as this run's (`/proc` start times are known to about a second).
@@ -203,7 +210,13 @@ pub fn scan(
         .collect();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
     for p in &pending {
+        let fresh = table
+            .started_at(p.found.process.id)
+            .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
         let hit = session_of(table, &p.found, homes, &taken, |agent| {
+            if !fresh {
+                return Vec::new();
+            }
             listed
                 .entry(agent)
                 .or_insert_with(|| list(homes, &[agent], Depth::FAST).sessions)
@@ -254,8 +267,8 @@ pub struct Seen {
     pub recorded: bool,
     /// Program word and allowlisted flags of the run.
     pub invocation: Option<String>,
-    /// Its directory.
-    pub cwd: Option<PathBuf>,
+    /// Its directory, as raw bytes (any path survives JSON).
+    pub cwd: Option<Vec<u8>>,
 }
 
 /// The host name of the tmux agents' memory in the database.
@@ -296,7 +309,11 @@ pub fn exit_hint(
     let Some(id) = scrape_agent(agent, text) else {
         return Ok(false);
     };
-    let Some(cwd) = seen.cwd.clone() else {
+    let Some(cwd) = seen
+        .cwd
+        .clone()
+        .map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
+    else {
         return Ok(false);
     };
     let obs = Observation {

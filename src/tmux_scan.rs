@@ -9,6 +9,7 @@
 //! which pane had which agent is written only when it changed.
 
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 
 use agent_resume_core::{Catalog, PaneId, UnixMillis};
@@ -80,7 +81,7 @@ pub fn capture(tmux: &Tmux, live: &[LivePane], db: &Path, now: UnixMillis) -> Re
                                 Outcome::Recorded | Outcome::AlreadyRecorded
                             ),
                             invocation: r.invocation,
-                            cwd: r.cwd,
+                            cwd: r.cwd.map(|c| c.into_os_string().into_vec()),
                         },
                     );
                 }

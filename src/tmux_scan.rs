@@ -50,7 +50,16 @@ pub fn capture(tmux: &Tmux, live: &[LivePane], db: &Path, now: UnixMillis) -> Re
         let shell_in_front = foreground_group(pid) == Some(pid) && !is_agent(&table, pid);
         if shell_in_front {
             if let Some(seen) = before {
-                ended.push((pane, p, seen.clone()));
+                // Suspended (job control) or sent to the background: it has
+                // not ended, and prints no hint yet.
+                let alive = table
+                    .process(seen.pid)
+                    .is_some_and(|q| q.id.start == seen.start);
+                if alive {
+                    next.insert(pane, seen.clone());
+                } else {
+                    ended.push((pane, p, seen.clone()));
+                }
             }
             continue;
         }

@@ -396,3 +396,34 @@ fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
         ))
     );
 }
+
+#[test]
+fn a_suspended_agent_has_not_ended_and_an_older_hint_on_screen_does_not_replace_its_id() {
+    let w = World::new();
+    let old = "7f7f3c1f-5d2e-4a4b-8a4b-9e0f3c4d5e6f";
+    let cwd = w.dir.path().join("w/suspend");
+    fs::create_dir_all(&cwd).unwrap();
+    let pane = w.tmux.spawn(
+        &cwd,
+        &["env", "PS1=bash$ ", "bash", "--norc", "--noprofile", "-i"],
+    );
+    w.tmux
+        .wait_screen(&pane, "a bash prompt", |s| s.contains("bash$"));
+    // An earlier run's hint, still in the scrollback.
+    w.tmux.type_line(
+        &pane,
+        &format!("printf 'Resume this session with:\\nclaude --resume %s\\n' {old}"),
+    );
+    w.tmux
+        .type_line(&pane, &format!("STANDIN_ID={CLAUDE_ID} claude"));
+    w.tmux
+        .wait_screen(&pane, "the stand-in to start", |s| s.contains("] ready"));
+    w.save();
+    let want = Some(("claude".to_owned(), CLAUDE_ID.to_owned(), String::new()));
+    assert_eq!(w.recordings().get(&pane), want.as_ref());
+    w.tmux.ok(&["send-keys", "-t", &pane, "C-z"]);
+    w.tmux
+        .wait_screen(&pane, "the job stopped", |s| s.contains("Stopped"));
+    w.save();
+    assert_eq!(w.recordings().get(&pane), want.as_ref());
+}

@@ -37,7 +37,7 @@ use std::path::{Component, Path};
 use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
 
-use crate::correlate::{uuid_v7_millis, WINDOW_MILLIS};
+use crate::correlate::{correlate_within, Spawn, WINDOW_MILLIS};
 use crate::file::Kind;
 use crate::process::{agent_argv, ProcessInfo, ProcessTable};
 use crate::store::read_small;
@@ -419,7 +419,7 @@ pub fn record_id(
 
 /// The one session of `agent` in `cwd` that started between
 /// [`BEFORE_START`] before `started` and the window after it, ids in
-/// `taken` left out.
+/// `taken` left out ([`crate::correlate::correlate_within`]).
 pub fn correlate_new<'s>(
     sessions: &'s [SessionInfo],
     agent: AgentKind,
@@ -427,32 +427,15 @@ pub fn correlate_new<'s>(
     started: UnixMillis,
     taken: &BTreeSet<String>,
 ) -> Option<&'s SessionInfo> {
-    let mut found: Option<&SessionInfo> = None;
-    for s in sessions {
-        if s.agent != agent || taken.contains(&s.id) {
-            continue;
-        }
-        let Some(start) = uuid_v7_millis(&s.id).or(s.started) else {
-            continue;
-        };
-        let after = started.until(start);
-        if !(-BEFORE_START..=WINDOW_MILLIS).contains(&after) {
-            continue;
-        }
-        // `/proc/<pid>/cwd` is canonical; a store may name the directory
-        // through a link.
-        let Some(dir) = s.cwd.as_deref() else {
-            continue;
-        };
-        if dir != cwd && dir.canonicalize().ok().as_deref() != Some(cwd) {
-            continue;
-        }
-        if found.is_some_and(|f| f.id != s.id) {
-            return None;
-        }
-        found = Some(s);
-    }
-    found
+    let spawn = Spawn {
+        agent,
+        cwd,
+        at: started,
+        window_millis: WINDOW_MILLIS,
+    };
+    correlate_within(sessions, &spawn, -BEFORE_START, WINDOW_MILLIS, &|s| {
+        taken.contains(&s.id)
+    })
 }
 
 /// The session id of `found`, in order of trust: argv, per-process records,

@@ -16,8 +16,11 @@ mod pane_env;
 mod paths;
 mod process;
 mod restore;
+mod scan;
 mod stdin;
 mod telemetry_file;
+#[cfg(target_os = "linux")]
+mod tmux_scan;
 mod when;
 
 /// Bring AI coding-agent sessions back after a terminal restarts.
@@ -66,6 +69,8 @@ enum Command {
     Hook(cmd::hook::Args),
     /// Apply a host-neutral report message (docs/capture.md).
     Report(cmd::report::Args),
+    /// Zero-config capture: find each pane's agent in its process tree and record its id.
+    Capture(cmd::capture::Args),
     /// Shell integration: `eval "$(agent-resume init zsh)"`.
     Init(cmd::init::Args),
     /// Shell integration's preexec step: note an agent command line's allowlisted flags.
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cmd::stats::run(args),
         Command::Hook(args) => Ok(cmd::hook::run(args, &paths)),
         Command::Report(args) => cmd::report::run(args, &paths),
+        Command::Capture(args) => cmd::capture::run(args, &paths),
         Command::Init(args) => cmd::init::run(args),
         Command::Note(args) => Ok(cmd::note::run(args, &paths)),
         Command::InstallHooks(args) => cmd::hooks::run(args, true),

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod build;
+pub mod capture;
 pub mod completions;
 pub mod continue_;
 pub mod demo;

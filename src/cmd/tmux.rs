@@ -3,7 +3,8 @@
 //!
 //! `save` gives every pane a stable id and stores a layout snapshot in the
 //! database, in its own table (recordings are never touched), one per tmux
-//! server ([`server_key`]); `servers` lists them. `restore`
+//! server ([`server_key`]), then records what each pane's agent shows with
+//! no hook ([`crate::tmux_scan`]); `servers` lists the snapshots. `restore`
 //! maps the snapshot onto the restore model, plans, arms and reports —
 //! before any pane is created — then recreates what is missing
 //! (`--recreate`), each pane started in its directory with its stable id set
@@ -126,19 +127,24 @@ fn save(server: &Server, o: &Overrides) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Gives every pane a stable id and stores the snapshot (the feature flag
-/// already checked).
+/// Gives every pane a stable id, stores the snapshot, and captures what
+/// the panes' agents show with no hook (the feature flag already checked).
 pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let live = ensure_ids(tmux)?;
     let snap = snapshot(&live);
     let db = paths::db(o)?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
-    store.save_host_layout(
-        &host_key(tmux.socket())?,
-        &serde_json::to_string(&snap)?,
-        when::now(),
-    )?;
+    let now = when::now();
+    let key = host_key(tmux.socket())?;
+    store.save_host_layout(&key, &serde_json::to_string(&snap)?, now)?;
+    // Zero-config capture: each pane's agent from its process tree, and an
+    // ended agent's exit hint (crate::tmux_scan).
+    // A capture that fails costs nothing of the snapshot, saved above.
+    #[cfg(target_os = "linux")]
+    if let Err(e) = crate::tmux_scan::capture(tmux, &live, &db, &key, now) {
+        eprintln!("agent-resume: tmux save: capture: {e:#}");
+    }
     Ok(())
 }
 

@@ -12,8 +12,9 @@
 //! - a newly reported id is adopted: a second conversation in the same pane
 //!   wins; a known id is never overwritten by an absent one;
 //! - within one run of the agent, a lower-precedence source never overrides a
-//!   higher one: exit hint > live hook/notify payload > id pinned at launch >
-//!   store correlation;
+//!   higher one: exit hint > live hook/notify payload > the agent's own
+//!   process (argv, pid registry, open files) > id pinned at launch > store
+//!   correlation;
 //! - headless runs never touch the pane's interactive recording;
 //! - agent ended while attached → clear; closed for good → delete;
 //!   hidden-for-close, app teardown, suspended → keep.
@@ -37,10 +38,14 @@ pub enum IdSource {
     Correlation = 1,
     /// Pinned at launch (`--session-id` chosen by the launch wrapper).
     Launch = 2,
+    /// Read from the agent's own process with no hook: its argv
+    /// (`--resume ID`, `--session-id ID`), its pid registry entry, or a file
+    /// it holds open whose name carries the id.
+    Process = 3,
     /// A live hook or notify payload from the agent.
-    Hook = 3,
+    Hook = 4,
     /// The agent's own exit hint, scraped from the pane's text.
-    ExitHint = 4,
+    ExitHint = 5,
 }
 
 impl IdSource {
@@ -48,6 +53,7 @@ impl IdSource {
     pub const VARIANTS: &'static [IdSource] = &[
         IdSource::Correlation,
         IdSource::Launch,
+        IdSource::Process,
         IdSource::Hook,
         IdSource::ExitHint,
     ];
@@ -57,6 +63,7 @@ impl IdSource {
         match self {
             IdSource::Correlation => "correlation",
             IdSource::Launch => "launch",
+            IdSource::Process => "process",
             IdSource::Hook => "hook",
             IdSource::ExitHint => "exit_hint",
         }

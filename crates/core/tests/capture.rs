@@ -141,7 +141,7 @@ enum Ev {
 
 fn ev() -> impl Strategy<Value = Ev> {
     prop_oneof![
-        4 => (0u8..3, 0u8..3, 0u8..4, any::<bool>()).prop_map(|(pane, id, source, headless)| Ev::Observe { pane, id, source, headless }),
+        4 => (0u8..3, 0u8..3, 0u8..5, any::<bool>()).prop_map(|(pane, id, source, headless)| Ev::Observe { pane, id, source, headless }),
         1 => (0u8..3).prop_map(|pane| Ev::Absent { pane }),
         1 => (0u8..3).prop_map(|pane| Ev::Ended { pane }),
         1 => (0u8..3, 0u8..3).prop_map(|(pane, kind)| Ev::Detach { pane, kind }),
@@ -226,4 +226,32 @@ impl IdSources {
     fn id(i: u8) -> &'static str {
         IDS[usize::from(i)]
     }
+}
+
+#[test]
+fn an_id_read_from_the_agent_process_ranks_below_a_hook_and_above_correlation() {
+    let ctx = Ctx("claude");
+    let mut c = Capture::new();
+    assert!(c
+        .observe(&obs(1, Some(A), IdSource::Hook), &ctx, UnixMillis(1))
+        .is_some());
+    assert!(
+        c.observe(&obs(1, Some(B), IdSource::Process), &ctx, UnixMillis(2))
+            .is_none(),
+        "a hook's id stands within the run"
+    );
+    let mut c = Capture::new();
+    c.observe(&obs(1, Some(A), IdSource::Correlation), &ctx, UnixMillis(1));
+    assert!(
+        c.observe(&obs(1, Some(B), IdSource::Process), &ctx, UnixMillis(2))
+            .is_some(),
+        "the process's own id replaces a correlated one"
+    );
+    assert!(c
+        .observe(&obs(1, Some(A), IdSource::ExitHint), &ctx, UnixMillis(3))
+        .is_some());
+    assert_eq!(IdSource::from_name("process"), Some(IdSource::Process));
+    let names: std::collections::BTreeSet<&str> =
+        IdSource::VARIANTS.iter().map(|s| s.as_str()).collect();
+    assert_eq!(names.len(), IdSource::VARIANTS.len());
 }

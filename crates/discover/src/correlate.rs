@@ -9,6 +9,9 @@
 //!
 //! A session's start is its id's own timestamp where the id is a UUID v7
 //! (Codex, Grok, Pi), else the earliest time its records name.
+//!
+//! Zero-config capture ([`crate::scan`], `tmux save`, `capture scan`) calls
+//! [`correlate_within`] with the agent process's start time and directory.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -54,16 +57,37 @@ fn normal(p: &Path) -> PathBuf {
 /// The one session of `spawn.agent` in `spawn.cwd` that started within the
 /// window around `spawn.at`; `None` when there is none or more than one.
 pub fn correlate<'s>(sessions: &'s [SessionInfo], spawn: &Spawn<'_>) -> Option<&'s SessionInfo> {
+    let w = spawn.window_millis;
+    correlate_within(sessions, spawn, -w, w, &|_| false)
+}
+
+/// The one session of `spawn.agent` in `spawn.cwd` whose start lies between
+/// `from` and `to` milliseconds after `spawn.at`, sessions `skip` names left
+/// out; `None` when there is none or more than one. A directory the store
+/// names through a link matches its canonical form (`/proc/<pid>/cwd`).
+pub fn correlate_within<'s>(
+    sessions: &'s [SessionInfo],
+    spawn: &Spawn<'_>,
+    from: i64,
+    to: i64,
+    skip: &dyn Fn(&SessionInfo) -> bool,
+) -> Option<&'s SessionInfo> {
     let cwd = normal(spawn.cwd);
     let mut found = None;
     for s in sessions {
-        if s.agent != spawn.agent || s.cwd.as_deref().map(normal).as_ref() != Some(&cwd) {
+        if s.agent != spawn.agent || skip(s) {
             continue;
         }
         let Some(start) = s.start_time() else {
             continue;
         };
-        if spawn.at.until(start).abs() > spawn.window_millis {
+        if !(from..=to).contains(&spawn.at.until(start)) {
+            continue;
+        }
+        let Some(dir) = s.cwd.as_deref() else {
+            continue;
+        };
+        if normal(dir) != cwd && dir.canonicalize().ok().map(|d| normal(&d)) != Some(cwd.clone()) {
             continue;
         }
         if found.is_some_and(|f: &SessionInfo| f.id != s.id) {

@@ -7,6 +7,9 @@
 //! [`process`] is the process-table boundary: a process's identity (pid and
 //! start time), argv and parent, and the walk from a hook to the agent
 //! process that ran it, behind a trait so the walks are tested in memory.
+//! [`scan`] finds a pane's agent below its first process and the session
+//! id that process shows (argv, pid registry, open files, correlation): the
+//! zero-config capture of `tmux save` and `capture scan`.
 //!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
 //! never writes (OpenCode's database is opened read-only). It reads no
@@ -57,6 +60,7 @@ pub mod read;
 pub mod resolve;
 pub mod resumable;
 pub mod running;
+pub mod scan;
 mod store;
 pub mod text;
 

@@ -69,7 +69,19 @@ pub trait ProcessTable {
     /// When `id` started, in Unix milliseconds (to within a tick, 10 ms on
     /// Linux, plus the wall clock's steps since boot).
     fn started_at(&self, id: ProcessId) -> Option<UnixMillis>;
+    /// The process's working directory, when the table can tell.
+    fn cwd(&self, _pid: u32) -> Option<std::path::PathBuf> {
+        None
+    }
+    /// The files the process holds open (`/proc/<pid>/fd` links), at most
+    /// [`MAX_OPEN_FILES`] of them; none when the table cannot tell.
+    fn open_files(&self, _pid: u32) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
 }
+
+/// The most open files read for one process.
+pub const MAX_OPEN_FILES: usize = 4096;
 
 fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
@@ -355,6 +367,21 @@ mod procfs {
             }
             let ms = boot_millis()?.checked_add(id.start.checked_mul(1000 / TICKS_PER_SECOND)?)?;
             Some(UnixMillis(i64::try_from(ms).ok()?))
+        }
+
+        fn cwd(&self, pid: u32) -> Option<std::path::PathBuf> {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).ok()
+        }
+
+        fn open_files(&self, pid: u32) -> Vec<std::path::PathBuf> {
+            let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+                return Vec::new();
+            };
+            dir.filter_map(Result::ok)
+                .take(super::MAX_OPEN_FILES)
+                .filter_map(|e| std::fs::read_link(e.path()).ok())
+                .filter(|p| p.is_absolute())
+                .collect()
         }
     }
 }

@@ -132,7 +132,7 @@ fn claude_registry(root: &Path, out: &mut Vec<Registered>) {
     }
 }
 
-fn grok_entries(v: &serde_json::Value, depth: u8, out: &mut Vec<Registered>) {
+pub(crate) fn grok_entries(v: &serde_json::Value, depth: u8, out: &mut Vec<Registered>) {
     if depth > 4 {
         return;
     }

@@ -153,6 +153,17 @@ impl Tmux {
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
+    /// The pane's text with the last `history` lines of its scrollback,
+    /// wrapped lines joined (`capture-pane -p -J -S -<history>`). `target`
+    /// is a pane target from the listing (`%N`).
+    pub fn capture_text(&self, target: &str, history: u32) -> Result<String, TmuxError> {
+        let start = format!("-{history}");
+        self.run(
+            "capture-pane",
+            &["capture-pane", "-p", "-J", "-S", &start, "-t", target],
+        )
+    }
+
     /// Whether the server is up.
     pub fn running(&self) -> bool {
         self.command()

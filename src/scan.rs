@@ -1,0 +1,484 @@
+//! Zero-config capture: what a host can record with no hook installed.
+//!
+//! A host gives each pane's first process (its shell). The pane's agent is
+//! found in that process's tree and its session id read from the agent's
+//! own signs ([`agent_resume_discover::scan`]: argv, per-process records,
+//! store correlation); flags and the headless classification come from the
+//! agent process's argv exactly as for a hook ([`crate::evidence`]). What
+//! is found goes through the capture state machine as
+//! [`IdSource::Process`] or [`IdSource::Correlation`]:
+//!
+//! - a pane whose recording was observed since its agent process started
+//!   (a hook reported during this run, or an earlier scan) is left alone:
+//!   within one run a scan never overrides a hook, and the unchanged case
+//!   reads one row;
+//! - a recording from an earlier run is replaced by this run's;
+//! - a headless run is never recorded.
+//!
+//! The tmux host also keeps, between saves, which panes had an agent
+//! ([`Seen`], beside the layout snapshot): when a pane's agent has ended it
+//! reads the pane's retained text (`capture-pane -p -J -S -200`, through
+//! `agent_resume_tmux`) and feeds the exit-hint scraper, an
+//! [`IdSource::ExitHint`] observation — unless shell integration has
+//! already cleared the pane's recording (a clean exit).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::exit_hint::scrape_agent;
+use agent_resume_core::{
+    AgentKind, Capture, Catalog, IdSource, Observation, PaneId, Recording, UnixMillis,
+};
+use agent_resume_discover::process::{nearest_agent, ProcessId, ProcessTable};
+use agent_resume_discover::scan::{
+    agent_in, argv_id, record_id, session_of, Found, PaneAgent, Snapshot,
+};
+use agent_resume_discover::{list, Depth, Homes, SessionInfo};
+use agent_resume_store::{RowState, Store};
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::capture_apply::{apply, observe, Applied, Known};
+
+/// How long after its process started store correlation is tried for it:
+/// past this only its argv and records are read (the store listing is the
+/// costly part of a scan, and a session that starts later is not this
+/// process's first).
+const CORRELATE_FOR: i64 = 5 * 60 * 1000;
+
+/// How much earlier than its process a recording may be stamped and still
+/// be taken as this run's (`/proc` start times are known to about a second).
+const SAME_RUN_SLACK: i64 = 1_000;
+
+/// One pane a host asks about: its id and its first process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaneRef {
+    /// The pane.
+    pub pane: PaneId,
+    /// Its first process (the shell, or the agent itself).
+    pub pid: u32,
+}
+
+/// What a scan did for one pane. Closed, with stable names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Outcome {
+    /// No verified agent runs in the pane.
+    NoAgent = 1,
+    /// The agent runs headless: never recorded.
+    Headless = 2,
+    /// The agent runs, its id is not known yet (or not for sure).
+    NoId = 3,
+    /// This run's recording was saved.
+    Recorded = 4,
+    /// This run was already recorded (by a hook or an earlier scan).
+    AlreadyRecorded = 5,
+}
+
+impl Outcome {
+    /// Every variant.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub const VARIANTS: &'static [Outcome] = &[
+        Outcome::NoAgent,
+        Outcome::Headless,
+        Outcome::NoId,
+        Outcome::Recorded,
+        Outcome::AlreadyRecorded,
+    ];
+
+    /// The stable name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::NoAgent => "no_agent",
+            Outcome::Headless => "headless",
+            Outcome::NoId => "no_id",
+            Outcome::Recorded => "recorded",
+            Outcome::AlreadyRecorded => "already_recorded",
+        }
+    }
+}
+
+/// One pane's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scanned {
+    /// The pane.
+    pub pane: PaneId,
+    /// What was done.
+    pub outcome: Outcome,
+    /// The agent found, with its process.
+    pub agent: Option<(AgentKind, ProcessId)>,
+    /// Which sign gave the id.
+    pub found: Option<Found>,
+    /// What the run's argv shows (program word and allowlisted flags).
+    pub invocation: Option<String>,
+    /// The agent's directory.
+    pub cwd: Option<PathBuf>,
+}
+
+/// The agent's stores under the environment's homes.
+pub fn homes() -> Homes {
+    Homes::from_env(&|k| std::env::var_os(k))
+}
+
+/// Whether `rec` was observed during the run that started at `started`.
+fn this_run(rec: &Recording, agent: AgentKind, started: Option<UnixMillis>) -> bool {
+    rec.agent == agent
+        && started.is_some_and(|s| rec.observed_at.0.saturating_add(SAME_RUN_SLACK) >= s.0)
+}
+
+struct Pending {
+    at: usize,
+    found: PaneAgent,
+    invocation: Option<String>,
+    cwd: Option<PathBuf>,
+}
+
+/// Scans `panes` and records what is found into the database at `db`.
+pub fn scan(
+    table: &dyn ProcessTable,
+    homes: &Homes,
+    db: &Path,
+    panes: &[PaneRef],
+    now: UnixMillis,
+) -> Result<Vec<Scanned>> {
+    let snap = Snapshot::read(table);
+    let catalog = Catalog::embedded();
+    let store = Store::open(db)?;
+    let mut out: Vec<Scanned> = Vec::with_capacity(panes.len());
+    let mut pending: Vec<Pending> = Vec::new();
+    for p in panes {
+        let mut s = Scanned {
+            pane: p.pane,
+            outcome: Outcome::NoAgent,
+            agent: None,
+            found: None,
+            invocation: None,
+            cwd: None,
+        };
+        let Some(found) = agent_in(&snap, p.pid, catalog) else {
+            out.push(s);
+            continue;
+        };
+        s.agent = Some((found.agent, found.process.id));
+        s.cwd = table.cwd(found.process.id.pid);
+        let decl = catalog.agent(found.agent);
+        // The same evidence a hook takes: flags and headlessness from the
+        // agent's argv, a shell note only for that very process.
+        let walked = nearest_agent(table, found.process.id.pid, decl, catalog);
+        let note = || {
+            store.noted(
+                p.pane,
+                found.agent,
+                UnixMillis(now.0.saturating_sub(24 * 3600 * 1000)),
+            )
+        };
+        let evidence = crate::evidence::decide(table, decl, walked.as_ref(), note);
+        s.invocation = evidence.invocation.clone();
+        if evidence.headless {
+            s.outcome = Outcome::Headless;
+            out.push(s);
+            continue;
+        }
+        let started = table.started_at(found.process.id);
+        if let Ok(Some(RowState::Recording(rec))) = store.row(p.pane) {
+            if this_run(&rec, found.agent, started) {
+                s.outcome = Outcome::AlreadyRecorded;
+                out.push(s);
+                continue;
+            }
+        }
+        s.outcome = Outcome::NoId;
+        pending.push(Pending {
+            at: out.len(),
+            invocation: evidence.invocation,
+            cwd: s.cwd.clone(),
+            found,
+        });
+        out.push(s);
+    }
+    // Ids the agents' own signs name are not another pane's new session.
+    let taken: BTreeSet<String> = pending
+        .iter()
+        .filter_map(|p| {
+            let decl = catalog.agent(p.found.agent);
+            (!p.found.rewritten)
+                .then(|| argv_id(decl, &p.found.argv))
+                .flatten()
+                .or_else(|| record_id(table, &p.found, homes).map(|(id, _)| id))
+        })
+        .collect();
+    let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
+    for p in &pending {
+        let fresh = table
+            .started_at(p.found.process.id)
+            .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
+        let hit = session_of(table, &p.found, homes, &taken, |agent| {
+            if !fresh {
+                return Vec::new();
+            }
+            listed
+                .entry(agent)
+                .or_insert_with(|| list(homes, &[agent], Depth::FAST).sessions)
+                .clone()
+        });
+        let Some((id, found)) = hit else { continue };
+        let Some(cwd) = p.cwd.clone() else { continue };
+        let source = match found {
+            Found::Argv | Found::Registry | Found::OpenFile => IdSource::Process,
+            Found::Correlation => IdSource::Correlation,
+        };
+        let obs = Observation {
+            pane: out[p.at].pane,
+            agent: p.found.agent,
+            session_id: Some(&id),
+            source,
+            headless: false,
+        };
+        let known = Known {
+            invocation: p.invocation.clone(),
+            cwd: Some(cwd),
+            config_home: None,
+        };
+        // A new run: the earlier run's recording is not seeded, so any
+        // source replaces it.
+        let mut capture = Capture::new();
+        if let Some(change) = capture.observe(&obs, &known, now) {
+            apply(Store::open(db)?, obs.pane, change, now)?;
+        }
+        out[p.at].outcome = Outcome::Recorded;
+        out[p.at].found = Some(found);
+    }
+    Ok(out)
+}
+
+/// What the tmux host remembers about a pane's agent between saves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    /// The agent's name.
+    pub agent: String,
+    /// Its pid.
+    pub pid: u32,
+    /// Its start time (ticks).
+    pub start: u64,
+    /// It ran headless.
+    pub headless: bool,
+    /// The pane held a recording of it after the save.
+    pub recorded: bool,
+    /// Program word and allowlisted flags of the run.
+    pub invocation: Option<String>,
+    /// Its directory, as raw bytes (any path survives JSON).
+    pub cwd: Option<Vec<u8>>,
+}
+
+/// The prefix of the host key under which a tmux server's save remembers
+/// which agent each pane ran (`tmux-agents:<snapshot key>`).
+pub const TMUX_SEEN: &str = "tmux-agents";
+
+/// Parses the remembered panes (empty when absent or unreadable).
+pub fn read_seen(store: &Store, key: &str) -> BTreeMap<PaneId, Seen> {
+    let Ok(Some((text, _))) = store.host_layout(key) else {
+        return BTreeMap::new();
+    };
+    serde_json::from_str::<BTreeMap<String, Seen>>(&text)
+        .map(|m| {
+            m.into_iter()
+                .filter_map(|(k, v)| Some((k.parse::<PaneId>().ok()?, v)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Stores the remembered panes.
+pub fn write_seen(
+    store: &Store,
+    key: &str,
+    seen: &BTreeMap<PaneId, Seen>,
+    now: UnixMillis,
+) -> Result<()> {
+    let map: BTreeMap<String, &Seen> = seen.iter().map(|(k, v)| (k.to_string(), v)).collect();
+    store.save_host_layout(key, &serde_json::to_string(&map)?, now)?;
+    Ok(())
+}
+
+/// Records the exit hint in `text` for a pane whose agent (`seen`) ended.
+pub fn exit_hint(
+    db: &Path,
+    pane: PaneId,
+    seen: &Seen,
+    text: &str,
+    now: UnixMillis,
+) -> Result<bool> {
+    let Some(agent) = AgentKind::from_name(&seen.agent) else {
+        return Ok(false);
+    };
+    let Some(id) = scrape_agent(agent, text) else {
+        return Ok(false);
+    };
+    let Some(cwd) = seen
+        .cwd
+        .clone()
+        .map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
+    else {
+        return Ok(false);
+    };
+    let obs = Observation {
+        pane,
+        agent,
+        session_id: Some(&id),
+        source: IdSource::ExitHint,
+        headless: false,
+    };
+    let known = Known {
+        invocation: seen.invocation.clone(),
+        cwd: Some(cwd),
+        config_home: None,
+    };
+    Ok(observe(Store::open(db)?, &obs, &known, now)? == Applied::Saved)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use agent_resume_core::{Change, RecordedFlag};
+    use agent_resume_discover::process::ProcessInfo;
+
+    use super::*;
+
+    const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+    const OLD: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
+
+    /// pid → (ppid, argv); every process started at `START` ms.
+    struct Table(BTreeMap<u32, (u32, Vec<String>)>);
+
+    const START: i64 = 1_000_000;
+
+    impl Table {
+        fn new(rows: &[(u32, u32, &[&str])]) -> Table {
+            Table(
+                rows.iter()
+                    .map(|(p, pp, a)| (*p, (*pp, a.iter().map(|w| (*w).to_owned()).collect())))
+                    .collect(),
+            )
+        }
+    }
+
+    impl ProcessTable for Table {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (ppid, argv) = self.0.get(&pid)?.clone();
+            Some(ProcessInfo {
+                id: ProcessId { pid, start: 7 },
+                ppid,
+                argv,
+            })
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.keys().copied().collect()
+        }
+        fn started_at(&self, _id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(START))
+        }
+        fn cwd(&self, _pid: u32) -> Option<PathBuf> {
+            Some(PathBuf::from("/w/p"))
+        }
+    }
+
+    fn pane(n: u8) -> PaneId {
+        PaneId::from_bytes([n; 16])
+    }
+
+    fn stored(db: &Path, p: PaneId, id: &str, at: i64) {
+        let rec = Recording {
+            agent: AgentKind::Claude,
+            session_id: id.to_owned(),
+            flags: Vec::new(),
+            program: None,
+            cwd: PathBuf::from("/w/p"),
+            observed_at: UnixMillis(at),
+            config_home: None,
+        };
+        apply(
+            Store::open(db).expect("opens"),
+            p,
+            Change::Save(rec),
+            UnixMillis(at),
+        )
+        .expect("saves");
+    }
+
+    fn row(db: &Path, p: PaneId) -> Option<Recording> {
+        match Store::open(db).expect("opens").row(p).expect("reads") {
+            Some(RowState::Recording(r)) => Some(r),
+            Some(RowState::Unreadable(_)) | None => None,
+        }
+    }
+
+    #[test]
+    fn a_scan_records_each_panes_agent_from_its_argv_and_leaves_headless_and_this_runs_hook_alone()
+    {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        let resume = format!("--resume={ID}");
+        let t = Table::new(&[
+            // Pane 1: an earlier run's recording, replaced by this run's.
+            (10, 1, &["bash"]),
+            (11, 10, &["claude", "--model", "opus", &resume]),
+            // Pane 2: headless.
+            (20, 1, &["bash"]),
+            (21, 20, &["claude", "-p", "--resume", ID, "hi"]),
+            // Pane 3: a hook recorded another id during this run.
+            (30, 1, &["bash"]),
+            (31, 30, &["claude", "--resume", ID]),
+            // Pane 4: no agent.
+            (40, 1, &["bash"]),
+            (41, 40, &["vim"]),
+        ]);
+        stored(&db, pane(1), OLD, START - 60_000);
+        stored(&db, pane(3), OLD, START + 5_000);
+        let panes: Vec<PaneRef> = [(1, 10), (2, 20), (3, 30), (4, 40)]
+            .iter()
+            .map(|(p, pid)| PaneRef {
+                pane: pane(*p),
+                pid: *pid,
+            })
+            .collect();
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        let outcomes: Vec<Outcome> = out.iter().map(|s| s.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::Recorded,
+                Outcome::Headless,
+                Outcome::AlreadyRecorded,
+                Outcome::NoAgent
+            ]
+        );
+        assert_eq!(out[0].found, Some(Found::Argv));
+        let r1 = row(&db, pane(1)).expect("pane 1 recorded");
+        assert_eq!(r1.session_id, ID);
+        assert_eq!(
+            r1.flags,
+            [RecordedFlag {
+                name: "--model".into(),
+                value: Some("opus".into())
+            }],
+            "exactly the argv's allowlisted flags"
+        );
+        assert_eq!(row(&db, pane(2)), None, "headless never recorded");
+        assert_eq!(
+            row(&db, pane(3)).map(|r| r.session_id),
+            Some(OLD.to_owned()),
+            "within a run, a hook's id stands"
+        );
+        assert_eq!(row(&db, pane(4)), None);
+    }
+
+    #[test]
+    fn outcome_names_are_distinct() {
+        let names: std::collections::BTreeSet<&str> =
+            Outcome::VARIANTS.iter().map(|o| o.as_str()).collect();
+        assert_eq!(names.len(), Outcome::VARIANTS.len());
+    }
+}

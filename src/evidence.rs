@@ -29,9 +29,7 @@
 //! conversation or none.
 
 use agent_resume_core::{extract_words, AgentDecl, Catalog, Extraction, PaneId, UnixMillis};
-use agent_resume_discover::process::{
-    is_shared_server, nearest_agent, AgentProcess, ProcessTable,
-};
+use agent_resume_discover::process::{is_shared_server, nearest_agent, AgentProcess, ProcessTable};
 use agent_resume_store::{Noted, Store};
 
 use crate::capture_apply::noted_argv;
@@ -258,10 +256,20 @@ mod tests {
             (10, 1, &["tmux"], true),
             (20, 10, &["bash"], false),
             (30, 20, &["node", "/n/bin/codex"], false),
-            (31, 30, &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"], false),
+            (
+                31,
+                30,
+                &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"],
+                false,
+            ),
             (40, 31, DAEMON, daemon_detached),
             (21, 10, &["bash"], false),
-            (32, 21, &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"], false),
+            (
+                32,
+                21,
+                &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"],
+                false,
+            ),
             (60, 40, &["/bin/sh", "-c", "agent-resume hook codex"], false),
             (61, 60, &["agent-resume", "hook", "codex"], false),
             // With daemon_auto_start = false: the TUI runs its own hooks.

@@ -627,6 +627,10 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             }
             continue;
         }
+        // Before the file and the folders install made go.
+        if per_window_undo {
+            fs::remove_file(&per_window_record).context("cannot remove the install record")?;
+        }
         match action {
             Action::Keep => eprintln!(
                 "agent-resume: {shown} already {}",
@@ -683,9 +687,6 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                 }
                 eprintln!("agent-resume: removed {shown} (install had created it)");
             }
-        }
-        if per_window_undo {
-            fs::remove_file(&per_window_record).context("cannot remove the install record")?;
         }
         if format == Format::Toml && install {
             if per_window_set {

@@ -19,6 +19,12 @@
 //! word, so the same flag extraction as for a typed command line applies.
 //! A script interpreter run with inline code (`sh -c`, `node -e`) runs no
 //! agent script.
+//!
+//! Some agent processes serve no one pane: an agent's shared background
+//! server, known by the catalog's `shared_server_args` ([`is_shared_server`]:
+//! Codex 0.171's `codex app-server … --managed-daemon`), and any process
+//! that leads a session of its own with no controlling terminal
+//! ([`ProcessTable::detached`], from `/proc/<pid>/stat` fields 6 and 7).
 
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
 

@@ -558,6 +558,9 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     }
     let program = program();
     let mut files = Vec::new();
+    // Codex's shared app-server daemon comes with its hooks (0.171 has
+    // both): an older Codex gets no note about it.
+    let mut shared_server_note = false;
     if agent == AgentKind::Codex {
         files.push((path.clone(), Format::Toml));
         let support = if install {
@@ -572,6 +575,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                 "agent-resume: codex {v} has no SessionStart hooks; using notify only (Codex reports after each reply)"
             ),
             CodexHooks::Supported | CodexHooks::Unknown => {
+                shared_server_note = true;
                 files.push((path.with_file_name("hooks.json"), Format::Json));
             }
         }
@@ -695,7 +699,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                      Codex window runs its own sessions (they end with their window), so its \
                      hooks know their pane; uninstall-hooks codex restores the setting"
                 );
-            } else if !codex_per_window(&read(&path)?.unwrap_or_default()) {
+            } else if shared_server_note && !codex_per_window(&read(&path)?.unwrap_or_default()) {
                 eprintln!(
                     "agent-resume: note: Codex runs the sessions of all its windows in one \
                      shared background server, whose hooks cannot tell which pane a session \

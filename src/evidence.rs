@@ -17,9 +17,19 @@
 //! of that process does not show one. With no agent ancestor (a hook run
 //! some other way) or no process table (not Linux), the id is recorded
 //! with no flags.
+//!
+//! A run that serves no one pane is refused ([`Unattached`]): the agent
+//! process is the agent's shared background server (the catalog's
+//! `shared_server_args`: Codex 0.171's `codex app-server --managed-daemon`,
+//! which runs the sessions of every Codex window of a `$CODEX_HOME` with
+//! the environment of the window that started it), or it is detached from
+//! every terminal (a session leader with no controlling terminal, as a
+//! daemon is). Its pane cannot be known from the environment the hook
+//! inherits, so nothing is recorded: the right pane gets the right
+//! conversation or none.
 
 use agent_resume_core::{extract_words, AgentDecl, Catalog, Extraction, PaneId, UnixMillis};
-use agent_resume_discover::process::{nearest_agent, AgentProcess, ProcessTable};
+use agent_resume_discover::process::{is_shared_server, nearest_agent, AgentProcess, ProcessTable};
 use agent_resume_store::{Noted, Store};
 
 use crate::capture_apply::noted_argv;
@@ -41,13 +51,57 @@ pub struct Evidence {
     pub headless: bool,
 }
 
-/// The evidence for the run of `agent` that this hook process belongs to.
-pub fn of_this_run(store: &Store, pane: PaneId, agent: &AgentDecl, now: UnixMillis) -> Evidence {
+/// Why a run's report is attributed to no pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Unattached {
+    /// The agent process is the agent's shared background server.
+    SharedServer = 1,
+    /// The agent process leads a session of its own with no controlling
+    /// terminal.
+    Detached = 2,
+}
+
+impl Unattached {
+    /// Every variant.
+    #[cfg(test)]
+    pub const VARIANTS: &'static [Unattached] = &[Unattached::SharedServer, Unattached::Detached];
+
+    /// The kind, as `hook.log` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unattached::SharedServer => "shared-server",
+            Unattached::Detached => "detached",
+        }
+    }
+
+    /// What it means, for `hook.log`.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Unattached::SharedServer => {
+                "the session runs in the agent's shared background server, whose environment \
+                 is another window's: its pane cannot be known, nothing recorded"
+            }
+            Unattached::Detached => {
+                "the agent process has no terminal of its own (a background server): its \
+                 pane cannot be known, nothing recorded"
+            }
+        }
+    }
+}
+
+/// The evidence for the run of `agent` that this hook process belongs to,
+/// or why it belongs to no pane.
+pub fn of_this_run(
+    store: &Store,
+    pane: PaneId,
+    agent: &AgentDecl,
+    now: UnixMillis,
+) -> Result<Evidence, Unattached> {
     #[cfg(target_os = "linux")]
     {
         let table = agent_resume_discover::process::ProcFs;
         let parent = std::os::unix::process::parent_id();
-        let found = nearest_agent(&table, parent, agent, Catalog::embedded());
         let note = || {
             store.noted(
                 pane,
@@ -55,13 +109,43 @@ pub fn of_this_run(store: &Store, pane: PaneId, agent: &AgentDecl, now: UnixMill
                 UnixMillis(now.0.saturating_sub(24 * 3600 * 1000)),
             )
         };
-        decide(&table, agent, found.as_ref(), note)
+        from_table(&table, parent, agent, note)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (store, pane, agent, now);
-        Evidence::default()
+        Ok(Evidence::default())
     }
+}
+
+/// The evidence for the run of `agent` above `parent` (the hook's parent)
+/// in `table`, or why it belongs to no pane.
+pub fn from_table(
+    table: &dyn ProcessTable,
+    parent: u32,
+    agent: &AgentDecl,
+    note: impl FnOnce() -> Option<Noted>,
+) -> Result<Evidence, Unattached> {
+    let found = nearest_agent(table, parent, agent, Catalog::embedded());
+    if let Some(f) = &found {
+        attached(table, agent, f)?;
+    }
+    Ok(decide(table, agent, found.as_ref(), note))
+}
+
+/// Whether `found` runs in a pane of its own, as far as the table shows.
+pub fn attached(
+    table: &dyn ProcessTable,
+    agent: &AgentDecl,
+    found: &AgentProcess,
+) -> Result<(), Unattached> {
+    if is_shared_server(agent, &found.argv) {
+        return Err(Unattached::SharedServer);
+    }
+    if table.detached(found.process.id) == Some(true) {
+        return Err(Unattached::Detached);
+    }
+    Ok(())
 }
 
 /// The decision, over any process table.
@@ -135,6 +219,113 @@ mod tests {
 
     /// Every process started at `start` (Unix ms, as ticks).
     struct Table;
+
+    /// A process table in memory: pid → (ppid, argv, detached).
+    struct Rows(Vec<(u32, u32, &'static [&'static str], bool)>);
+
+    impl ProcessTable for Rows {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            let (_, ppid, argv, _) = self.0.iter().find(|r| r.0 == pid)?;
+            Some(info(pid, *ppid, u64::from(pid) * 100, argv))
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.iter().map(|r| r.0).collect()
+        }
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            Some(UnixMillis(i64::try_from(id.start).ok()?))
+        }
+        fn detached(&self, id: ProcessId) -> Option<bool> {
+            self.0.iter().find(|r| r.0 == id.pid).map(|r| r.3)
+        }
+    }
+
+    const DAEMON: &[&str] = &[
+        "/h/.codex/packages/app-server-daemon/releases/0.171.0-x86_64-unknown-linux-musl/bin/codex",
+        "app-server",
+        "--listen",
+        "unix://",
+        "--analytics-default-enabled",
+        "--managed-daemon",
+    ];
+
+    /// Two Codex TUIs in two panes; the first started the shared daemon,
+    /// whose hooks run `sh -c 'agent-resume hook codex'` (pids 60 → 61).
+    /// `daemon_detached`: the daemon has no terminal (as the real one).
+    fn two_tuis(daemon_detached: bool) -> Rows {
+        Rows(vec![
+            (10, 1, &["tmux"], true),
+            (20, 10, &["bash"], false),
+            (30, 20, &["node", "/n/bin/codex"], false),
+            (
+                31,
+                30,
+                &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"],
+                false,
+            ),
+            (40, 31, DAEMON, daemon_detached),
+            (21, 10, &["bash"], false),
+            (
+                32,
+                21,
+                &["/n/@openai/codex-linux-x64/vendor/x/codex/codex"],
+                false,
+            ),
+            (60, 40, &["/bin/sh", "-c", "agent-resume hook codex"], false),
+            (61, 60, &["agent-resume", "hook", "codex"], false),
+            // With daemon_auto_start = false: the TUI runs its own hooks.
+            (70, 32, &["/bin/sh", "-c", "agent-resume hook codex"], false),
+        ])
+    }
+
+    fn codex() -> &'static AgentDecl {
+        Catalog::embedded().agent(AgentKind::Codex)
+    }
+
+    #[test]
+    fn a_hook_under_codex_s_shared_daemon_is_attributed_to_no_pane() {
+        for detached in [false, true] {
+            assert_eq!(
+                from_table(&two_tuis(detached), 60, codex(), || None),
+                Err(Unattached::SharedServer),
+                "the daemon's argv decides, whatever its terminal"
+            );
+        }
+        let own = from_table(&two_tuis(true), 70, codex(), || None);
+        assert!(
+            own.is_ok_and(|e| e.invocation.is_some() && !e.headless),
+            "a TUI that runs its own hooks is its pane's"
+        );
+    }
+
+    #[test]
+    fn an_agent_process_detached_from_every_terminal_is_attributed_to_no_pane() {
+        let rows = Rows(vec![
+            (30, 1, &["claude", "--model", "opus"], true),
+            (40, 30, &["agent-resume", "hook", "claude"], false),
+            (31, 1, &["claude", "--model", "opus"], false),
+            (41, 31, &["agent-resume", "hook", "claude"], false),
+        ]);
+        assert_eq!(
+            from_table(&rows, 40, claude(), || None),
+            Err(Unattached::Detached)
+        );
+        assert_eq!(
+            from_table(&rows, 41, claude(), || None).map(|e| e.invocation),
+            Ok(Some("claude --model opus".to_owned()))
+        );
+        // A table that cannot tell (not Linux, a stand-in) keeps the run.
+        assert_eq!(
+            from_table(&Table, 40, claude(), || None),
+            Ok(Evidence::default())
+        );
+    }
+
+    #[test]
+    fn every_unattached_kind_has_a_distinct_name() {
+        let names: std::collections::BTreeSet<_> =
+            Unattached::VARIANTS.iter().map(|u| u.as_str()).collect();
+        assert_eq!(names.len(), Unattached::VARIANTS.len());
+    }
 
     impl ProcessTable for Table {
         fn process(&self, _pid: u32) -> Option<ProcessInfo> {

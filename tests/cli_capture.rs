@@ -1294,6 +1294,89 @@ fn codex_install_hooks_into_a_home_that_did_not_exist_leaves_nothing_after_unins
     assert!(!env.p("codex").exists(), "{:?}", tree(&env.p("codex")));
 }
 
+/// `install-hooks codex --per-window` turns Codex's shared app-server
+/// daemon off (`[features] daemon_auto_start = false`), and only then;
+/// uninstall gives back the file's bytes, a setting the user made stays,
+/// and a config install created goes.
+#[test]
+fn codex_per_window_turns_the_shared_daemon_off_only_when_asked_and_uninstall_restores_it() {
+    let env = Env::enabled();
+    env.script("codex", "echo 'codex-cli 0.171.0'\n");
+    let dir = env.p("codex");
+    fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    let config_arg = config.to_str().unwrap();
+    let daemon_off = |text: &str| {
+        text.parse::<toml::Table>().expect("valid TOML")["features"]["daemon_auto_start"].as_bool()
+            == Some(false)
+    };
+    let original = format!("{CODEX_CONFIG}\n[features]\nweb_search = true  # mine\n");
+    fs::write(&config, &original).unwrap();
+
+    // Without the flag: the daemon stays on, and install says how to opt in.
+    let (_, e) = env.ok(&["install-hooks", "codex", "--config-file", config_arg]);
+    assert!(e.contains("--per-window"), "{e}");
+    assert!(!fs::read_to_string(&config)
+        .unwrap()
+        .contains("daemon_auto_start"));
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+
+    // With it: switched off, recorded, and given back.
+    env.ok(&[
+        "install-hooks",
+        "codex",
+        "--per-window",
+        "--config-file",
+        config_arg,
+    ]);
+    assert!(daemon_off(&fs::read_to_string(&config).unwrap()));
+    let (_, e) = env.ok(&[
+        "install-hooks",
+        "codex",
+        "--per-window",
+        "--config-file",
+        config_arg,
+    ]);
+    assert!(!e.contains("note:"), "{e}");
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert_eq!(
+        files_in(&dir),
+        BTreeMap::from([(config.clone(), original.into_bytes())]),
+        "config.toml comes back byte for byte; no record is left"
+    );
+
+    // The user's own `daemon_auto_start = false` stays after uninstall.
+    let own = "[features]\ndaemon_auto_start = false\n";
+    fs::write(&config, own).unwrap();
+    env.ok(&[
+        "install-hooks",
+        "codex",
+        "--per-window",
+        "--config-file",
+        config_arg,
+    ]);
+    env.ok(&["uninstall-hooks", "codex", "--config-file", config_arg]);
+    assert_eq!(fs::read_to_string(&config).unwrap(), own);
+
+    // A config install created goes, folders and all.
+    let made = env.p("fresh/codex/config.toml");
+    let made_arg = made.to_str().unwrap();
+    env.ok(&[
+        "install-hooks",
+        "codex",
+        "--per-window",
+        "--config-file",
+        made_arg,
+    ]);
+    assert!(daemon_off(&fs::read_to_string(&made).unwrap()));
+    env.ok(&["uninstall-hooks", "codex", "--config-file", made_arg]);
+    assert!(!env.p("fresh").exists(), "{:?}", tree(&env.p("fresh")));
+
+    // Only Codex has one.
+    let out = env.run(&["install-hooks", "claude", "--per-window"]);
+    assert!(!out.status.success());
+}
+
 #[test]
 fn codex_older_than_hooks_gets_notify_only() {
     let env = Env::new();

@@ -402,6 +402,23 @@ fn codex_notify_and_its_session_start_hook_are_checked() {
     assert_all_pass(&out);
     assert!(line(&text(&out), "agent.codex.hooks").starts_with("✓ "));
     assert!(line(&text(&out), "agent.codex.version").starts_with("✓ "));
+    // Codex's shared app-server daemon is on: its hooks record nothing.
+    let stdout = text(&out);
+    let shared = line(&stdout, "agent.codex.per-window");
+    assert!(
+        shared.starts_with("! ") && shared.contains("install-hooks codex --per-window"),
+        "{shared}"
+    );
+    home.step(&["install-hooks", "codex", "--per-window"]);
+    let out = home.doctor_in_bash(&tmux);
+    assert_all_pass(&out);
+    assert!(
+        !text(&out).contains("agent.codex.per-window"),
+        "{}",
+        text(&out)
+    );
+    home.step(&["uninstall-hooks", "codex"]);
+    home.step(&["install-hooks", "codex"]);
     // Another notifier took its place.
     let config = home.path().join(".codex/config.toml");
     let before = fs::read_to_string(&config).expect("config.toml");

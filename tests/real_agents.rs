@@ -1116,8 +1116,9 @@ fn codex_resumes(sb: &Sandbox, id: &str) {
     );
 }
 
-/// Codex with the hook trusted: `install-hooks codex` leaves a config Codex
-/// accepts (an `exec` turn completes, and is no recording); the TUI stops
+/// Codex with the hook trusted: `install-hooks codex --per-window` (each
+/// TUI runs its own sessions and hooks; see the two-pane tests for Codex's
+/// shared server) leaves a config Codex accepts (an `exec` turn completes, and is no recording); the TUI stops
 /// at "Hooks need review"; after "Trust all and continue" the SessionStart
 /// hook records the pane as the session starts — at the first prompt,
 /// while the stand-in fails every model call, so no turn has completed and
@@ -1129,7 +1130,8 @@ fn codex_resumes(sb: &Sandbox, id: &str) {
 fn codex_records_its_session_at_start_once_the_hook_is_trusted_and_resumes_its_rollouts_id() {
     let sb = Sandbox::new(&CODEX, true);
     let name = sb.name();
-    sb.ar_ok(&["install-hooks", "codex"]);
+    let _daemons = CodexDaemons(&sb);
+    sb.ar_ok(&["install-hooks", "codex", "--per-window"]);
     let hooks = fs::read_to_string(sb.home().join(".codex/hooks.json")).unwrap_or_default();
     assert!(
         hooks.contains("SessionStart") && hooks.contains("agent-resume hook codex"),
@@ -1214,14 +1216,16 @@ fn codex_records_its_session_at_start_once_the_hook_is_trusted_and_resumes_its_r
     codex_resumes(&sb, &id);
 }
 
-/// Codex without trusting the hook: after "Continue without trusting" the
-/// turn-complete `notify` (the fallback) still records the pane with the id
-/// of the rollout Codex wrote, and Codex keeps no trust for the hook.
+/// Codex without trusting the hook (`--per-window`): after "Continue
+/// without trusting" the turn-complete `notify` (the fallback) still
+/// records the pane with the id of the rollout Codex wrote, and Codex keeps
+/// no trust for the hook.
 #[test]
 fn codex_without_trusting_the_hook_is_recorded_by_notify_after_a_turn() {
     let sb = Sandbox::new(&CODEX, true);
     let name = sb.name();
-    sb.ar_ok(&["install-hooks", "codex"]);
+    let _daemons = CodexDaemons(&sb);
+    sb.ar_ok(&["install-hooks", "codex", "--per-window"]);
     let tmux = sb.tmux();
     let pane = codex_past_hook_review(&sb, &tmux, WITHOUT_TRUSTING);
     assert!(
@@ -1252,6 +1256,200 @@ fn codex_without_trusting_the_hook_is_recorded_by_notify_after_a_turn() {
     );
     let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
     codex_recording_is_the_rollouts_id(&sb, &pane_id, &id);
+}
+
+/// The pids of the Codex app-server daemons running from this sandbox's
+/// `$CODEX_HOME` (`…/.codex/packages/app-server-daemon/…/codex app-server
+/// … --managed-daemon`), from `/proc`.
+fn codex_daemons(sb: &Sandbox) -> Vec<u32> {
+    let home = sb.home().join(".codex");
+    let mut out = Vec::new();
+    for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let raw = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let argv: Vec<String> = raw
+            .split(|b| *b == 0)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        if argv
+            .first()
+            .is_some_and(|a| Path::new(a).starts_with(&home))
+            && argv.iter().any(|w| w == "app-server")
+            && argv.iter().any(|w| w == "--managed-daemon")
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Kills every process running a program from the sandbox's `$CODEX_HOME`
+/// (Codex's app-server daemon and its helper outlive the TUI that started
+/// them), by pid.
+struct CodexDaemons<'a>(&'a Sandbox);
+
+impl Drop for CodexDaemons<'_> {
+    fn drop(&mut self) {
+        let home = self.0.home().join(".codex");
+        for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            let raw = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let program = raw.split(|b| *b == 0).next().unwrap_or_default();
+            if Path::new(&*String::from_utf8_lossy(program)).starts_with(&home) {
+                kill_tree(pid);
+            }
+        }
+    }
+}
+
+/// Starts another Codex TUI in a new pane once the hook is trusted (no
+/// review dialog); the pane.
+fn codex_another_tui(sb: &Sandbox, tmux: &Tmux) -> String {
+    let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    tmux.wait_screen(
+        &pane,
+        &format!("{}: the second TUI's prompt", sb.name()),
+        |_| {
+            let now = visible(tmux, &pane);
+            !now.contains("Hooks need review") && now.contains("OpenAI Codex")
+        },
+    );
+    pane
+}
+
+/// Submits `word` in the pane until the rollout that holds it has the
+/// stand-in's reply; that rollout's id.
+fn codex_turn_saying(sb: &Sandbox, tmux: &Tmux, pane: &str, word: &str) -> String {
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    loop {
+        let rollout = files_under(&sb.home().join(".codex/sessions"))
+            .into_iter()
+            .find(|p| fs::read_to_string(p).is_ok_and(|t| t.contains(word)) && holds_reply(p));
+        if let Some(p) = rollout {
+            return sb.transcript_id(&p);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: no rollout with {word:?} and a reply; the screen:\n{}",
+            sb.name(),
+            tmux.screen(pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(tmux, pane, word);
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The panes of `mine` (pane id, that pane's own rollout id) the Codex
+/// recordings name; fails when any recording holds another pane's session
+/// or names no pane of the test.
+fn codex_recordings_are_their_own(sb: &Sandbox, mine: &[(String, String)]) -> Vec<String> {
+    let name = sb.name();
+    let recs: Vec<Value> = sb
+        .recordings()
+        .into_iter()
+        .filter(|r| r["agent"] == "codex")
+        .collect();
+    let mut recorded = Vec::new();
+    for r in &recs {
+        let pane = r["pane"].as_str().unwrap_or_default();
+        let own = mine.iter().find(|(p, _)| p == pane);
+        assert!(
+            own.is_some_and(|(_, id)| r["session_id"].as_str() == Some(id)),
+            "{name}: a pane holds a session that is not its own; panes and their rollouts: \
+             {mine:?}; recordings: {recs:?}"
+        );
+        recorded.push(pane.to_owned());
+    }
+    recorded
+}
+
+/// Two Codex TUIs side by side in two panes of one `$CODEX_HOME`, the hook
+/// trusted, a turn in each (pane A says "alpha", pane B "bravo"); then the
+/// recordings after both panes' hooks and notifies ran.
+fn codex_two_panes(per_window: bool) -> (Sandbox, Vec<(String, String)>, Vec<String>) {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    if per_window {
+        sb.ar_ok(&["install-hooks", "codex", "--per-window"]);
+    } else {
+        sb.ar_ok(&["install-hooks", "codex"]);
+    }
+    let recorded = {
+        let _daemons = CodexDaemons(&sb);
+        let tmux = sb.tmux();
+        let a = codex_past_hook_review(&sb, &tmux, TRUST_ALL);
+        let b = codex_another_tui(&sb, &tmux);
+        let id_a = codex_turn_saying(&sb, &tmux, &a, "alpha");
+        let id_b = codex_turn_saying(&sb, &tmux, &b, "bravo");
+        assert_ne!(id_a, id_b, "{name}: two panes, two rollouts");
+        assert_eq!(
+            codex_daemons(&sb).is_empty(),
+            per_window,
+            "{name}: Codex's app-server daemon runs exactly when daemon_auto_start is on"
+        );
+        // Each TUI's first turn ends with the notify of its task-title
+        // thread, after the turn's own: both panes' reports have run.
+        let log = sb.home().join(".local/state/agent-resume/hook.log");
+        wait_for(&format!("{name}: both TUIs' task-title notifies"), || {
+            (fs::read_to_string(&log)
+                .unwrap_or_default()
+                .matches("no rollout")
+                .count()
+                >= 2)
+                .then_some(())
+        });
+        let pane_id = |p: &str| tmux.pane_format(p, "#{@agent_resume_pane}");
+        let mine = vec![(pane_id(&a), id_a), (pane_id(&b), id_b)];
+        if per_window {
+            // Both recorded by their own SessionStart hooks.
+            wait_for(&format!("{name}: both panes recorded"), || {
+                (codex_recordings_are_their_own(&sb, &mine).len() == 2).then_some(())
+            });
+        }
+        let recorded = codex_recordings_are_their_own(&sb, &mine);
+        drop(tmux);
+        (mine, recorded)
+    };
+    (sb, recorded.0, recorded.1)
+}
+
+/// Codex 0.171's default: the TUIs share one app-server daemon (started by
+/// the first, with its environment, `TMUX_PANE` included), where both
+/// their SessionStart hooks and notifies run. Neither pane ever holds the
+/// other's session: the hook sees the daemon above it, logs
+/// `shared-server` and records nothing.
+#[test]
+fn two_codex_panes_sharing_codex_s_background_server_never_hold_each_other_s_session() {
+    let (sb, _mine, _recorded) = codex_two_panes(false);
+    let log = fs::read_to_string(sb.home().join(".local/state/agent-resume/hook.log"))
+        .unwrap_or_default();
+    assert!(
+        log.contains("codex shared-server:"),
+        "{}: the hook under the daemon logged no shared-server line:\n{log}",
+        sb.name()
+    );
+}
+
+/// With `install-hooks codex --per-window` (`[features] daemon_auto_start
+/// = false`) each TUI runs its own sessions and hooks: each pane is
+/// recorded with its own rollout's id.
+#[test]
+fn two_codex_panes_with_per_window_capture_are_each_recorded_with_their_own_rollout() {
+    let (sb, mine, recorded) = codex_two_panes(true);
+    assert_eq!(
+        recorded.len(),
+        2,
+        "{}: both panes recorded: {mine:?}",
+        sb.name()
+    );
 }
 
 /// A pane id as a launcher sets it (`AGENT_RESUME_PANE`), with no shell

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agent_resume_core::{Catalog, GateSource};
+use agent_resume_core::{AgentKind, Catalog, GateSource};
 use agent_resume_discover::file::{self, Kind};
 use agent_resume_discover::Homes;
 use agent_resume_store::{migrate::LATEST, Distrust, OpenOptions};
@@ -518,6 +518,11 @@ fn agents() -> Vec<Check> {
         };
         let version = crate::process::output_within(&[word, "--version"], VERSION_TIMEOUT);
         if let Some(hooks) = crate::cmd::hooks::check(agent.kind, &homes, version.as_deref()) {
+            // Codex's shared app-server daemon runs every window's sessions
+            // with the first window's environment: its hooks record nothing.
+            let shared = hooks.is_ok()
+                && agent.kind == AgentKind::Codex
+                && crate::cmd::hooks::codex_shares_a_server(&homes);
             out.push(match hooks {
                 Ok(files) => check(
                     format!("agent.{name}.hooks"),
@@ -531,6 +536,21 @@ fn agents() -> Vec<Check> {
                 )
                 .fix(format!("agent-resume install-hooks {name}")),
             });
+            if shared {
+                out.push(
+                    check(
+                        format!("agent.{name}.per-window"),
+                        Status::Warn,
+                        format!(
+                            "{word}: Codex runs its sessions in a background server shared by \
+                             its windows ([features] daemon_auto_start is on): its hooks cannot \
+                             tell a session's pane and record nothing; capture relies on the \
+                             scan at save"
+                        ),
+                    )
+                    .fix("agent-resume install-hooks codex --per-window"),
+                );
+            }
         }
         let key = format!("agent.{name}.version");
         let verified = agent.verified_versions.join(", ");

@@ -14,6 +14,15 @@
 //!   fallback: it reports after each completed turn); a notifier the user
 //!   already had is chained (`--chain PROGRAM ARGS…`) and restored on
 //!   uninstall, in its own formatting. Comments and formatting are kept.
+//!   Codex 0.171 runs the sessions of every TUI of a `$CODEX_HOME` in one
+//!   shared background server (`codex app-server --managed-daemon`) with
+//!   the environment of the TUI that started it, so its hooks cannot tell
+//!   which pane a session is in and record nothing there
+//!   ([`crate::evidence`]). `--per-window` sets `[features]
+//!   daemon_auto_start = false` (each TUI then runs its own sessions, which
+//!   end with their window), recorded in `config.toml.agent-resume.per-window`
+//!   so uninstall gives back the value (or absence) the file had; without
+//!   it install leaves Codex's server alone and says so.
 //!
 //! The original file is copied once to `<file>.agent-resume.bak` (never
 //! overwritten by a later install, removed once uninstall has given the
@@ -56,6 +65,12 @@ pub struct Args {
     /// For codex, `config.toml`; its `hooks.json` is the one beside it.
     #[arg(long, value_name = "PATH")]
     config_file: Option<PathBuf>,
+    /// Codex only: also set `[features] daemon_auto_start = false`, so each
+    /// Codex window runs its own sessions and its hooks know their pane.
+    /// Codex's background server then no longer keeps a task running after
+    /// its window closes. Uninstall restores the setting.
+    #[arg(long)]
+    per_window: bool,
 }
 
 /// Where `agent` reads its hook configuration, under the config home the
@@ -261,6 +276,102 @@ fn edit_toml(text: &str, install: bool, program: &str, original: Option<&str>) -
     Ok(doc.to_string())
 }
 
+/// Whether Codex's `config.toml` text turns its shared app-server daemon
+/// off (`[features] daemon_auto_start = false`), so each window runs its
+/// own sessions.
+pub fn codex_per_window(text: &str) -> bool {
+    text.parse::<toml_edit::DocumentMut>().is_ok_and(|doc| {
+        doc.get("features")
+            .and_then(|f| f.get(DAEMON_KEY))
+            .and_then(toml_edit::Item::as_bool)
+            == Some(false)
+    })
+}
+
+/// Whether Codex's `config.toml` (where Codex reads it) leaves its shared
+/// app-server daemon on: hooks then cannot tell a session's pane. `false`
+/// when the file cannot be located.
+pub fn codex_shares_a_server(homes: &Homes) -> bool {
+    match default_file(AgentKind::Codex, homes) {
+        Some(Some(path)) => !codex_per_window(&read(&path).ok().flatten().unwrap_or_default()),
+        Some(None) | None => false,
+    }
+}
+
+/// Codex's switch for its shared app-server daemon, under `[features]`.
+const DAEMON_KEY: &str = "daemon_auto_start";
+
+/// `text` with `[features] daemon_auto_start = false`, every other byte
+/// kept.
+fn set_per_window(text: &str) -> Result<String> {
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .context("config.toml is not valid TOML; not touching it")?;
+    if !doc.contains_key("features") {
+        doc.insert("features", toml_edit::Item::Table(toml_edit::Table::new()));
+    }
+    match doc.get_mut("features") {
+        Some(toml_edit::Item::Table(t)) => {
+            t.insert(DAEMON_KEY, toml_edit::value(false));
+        }
+        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(t))) => {
+            t.insert(DAEMON_KEY, false.into());
+        }
+        _ => bail!("`features` in config.toml is not a table; not touching it"),
+    }
+    Ok(doc.to_string())
+}
+
+/// `text` with `daemon_auto_start` as `original` (the file before install)
+/// had it: its value, or no key (and no `[features]` table, when install
+/// made it). Byte for byte the original when nothing else differs.
+fn unset_per_window(text: &str, original: Option<&str>) -> Result<String> {
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .context("config.toml is not valid TOML; not touching it")?;
+    let before = original.and_then(|o| o.parse::<toml_edit::DocumentMut>().ok());
+    let had_table = before.as_ref().is_some_and(|d| d.contains_key("features"));
+    let value = before
+        .as_ref()
+        .and_then(|d| d.get("features"))
+        .and_then(|f| f.get(DAEMON_KEY))
+        .and_then(toml_edit::Item::as_value)
+        .cloned();
+    let empty = match doc.get_mut("features") {
+        Some(toml_edit::Item::Table(t)) => {
+            match value {
+                Some(v) => {
+                    t.insert(DAEMON_KEY, toml_edit::Item::Value(v));
+                }
+                None => {
+                    t.remove(DAEMON_KEY);
+                }
+            }
+            t.is_empty()
+        }
+        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(t))) => {
+            match value {
+                Some(v) => {
+                    t.insert(DAEMON_KEY, v);
+                }
+                None => {
+                    t.remove(DAEMON_KEY);
+                }
+            }
+            t.is_empty()
+        }
+        _ => false,
+    };
+    if empty && !had_table {
+        doc.remove("features");
+    }
+    let out = doc.to_string();
+    Ok(match original {
+        Some(o) if o.trim_end_matches('\n') == out.trim_end_matches('\n') => o.to_owned(),
+        _ => out,
+    })
+}
+
 /// Line diff (longest common subsequence), for `--dry-run`.
 fn diff(old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
@@ -348,6 +459,9 @@ fn sidecar(path: &Path, suffix: &str) -> PathBuf {
 const BACKUP: &str = ".agent-resume.bak";
 /// The record of a file install created, and of the directories it made.
 const CREATED: &str = ".agent-resume.created";
+/// The record that install set Codex's `daemon_auto_start = false`
+/// (`--per-window`): uninstall then restores what the file had.
+const PER_WINDOW: &str = ".agent-resume.per-window";
 
 /// Writes `<path><suffix>` unless it exists: never overwritten.
 fn write_once(path: &Path, suffix: &str, text: &str) -> Result<()> {
@@ -439,8 +553,14 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
+    if args.per_window && agent != AgentKind::Codex {
+        bail!("--per-window is for codex only");
+    }
     let program = program();
     let mut files = Vec::new();
+    // Codex's shared app-server daemon comes with its hooks (0.171 has
+    // both): an older Codex gets no note about it.
+    let mut shared_server_note = false;
     if agent == AgentKind::Codex {
         files.push((path.clone(), Format::Toml));
         let support = if install {
@@ -455,6 +575,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                 "agent-resume: codex {v} has no SessionStart hooks; using notify only (Codex reports after each reply)"
             ),
             CodexHooks::Supported | CodexHooks::Unknown => {
+                shared_server_note = true;
                 files.push((path.with_file_name("hooks.json"), Format::Json));
             }
         }
@@ -469,10 +590,23 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
         let old = read(&path)?;
         let backup = read(&sidecar(&path, BACKUP))?;
         let text = old.as_deref().unwrap_or("");
-        let new = match format {
+        let mut new = match format {
             Format::Toml => edit_toml(text, install, &program, backup.as_deref())?,
             Format::Json => edit_json(text, agent, install, &program, backup.as_deref())?,
         };
+        // Codex's shared server: switched off only when asked, and given
+        // back on uninstall only when install switched it.
+        let per_window_record = sidecar(&path, PER_WINDOW);
+        let per_window_set =
+            format == Format::Toml && install && args.per_window && !codex_per_window(text);
+        if per_window_set {
+            new = set_per_window(&new)?;
+        }
+        let per_window_undo =
+            format == Format::Toml && !install && read(&per_window_record)?.is_some();
+        if per_window_undo {
+            new = unset_per_window(&new, backup.as_deref())?;
+        }
         let shown = crate::paths::show(&path);
         let record = sidecar(&path, CREATED);
         let action = if old.as_deref() == Some(new.as_str()) || (old.is_none() && !install) {
@@ -497,6 +631,10 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
             }
             continue;
         }
+        // Before the file and the folders install made go.
+        if per_window_undo {
+            fs::remove_file(&per_window_record).context("cannot remove the install record")?;
+        }
         match action {
             Action::Keep => eprintln!(
                 "agent-resume: {shown} already {}",
@@ -519,6 +657,9 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                     }
                 }
                 write_atomic(&path, &new)?;
+                if per_window_set {
+                    write_once(&path, PER_WINDOW, "daemon_auto_start\n")?;
+                }
                 eprintln!("agent-resume: installed hooks in {shown}");
                 if agent == AgentKind::Codex && format == Format::Json {
                     eprintln!(
@@ -549,6 +690,24 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                     }
                 }
                 eprintln!("agent-resume: removed {shown} (install had created it)");
+            }
+        }
+        if format == Format::Toml && install {
+            if per_window_set {
+                eprintln!(
+                    "agent-resume: set [features] daemon_auto_start = false in {shown}: each \
+                     Codex window runs its own sessions (they end with their window), so its \
+                     hooks know their pane; uninstall-hooks codex restores the setting"
+                );
+            } else if shared_server_note && !codex_per_window(&read(&path)?.unwrap_or_default()) {
+                eprintln!(
+                    "agent-resume: note: Codex runs the sessions of all its windows in one \
+                     shared background server, whose hooks cannot tell which pane a session \
+                     is in; they record nothing then, and capture relies on `agent-resume \
+                     save`'s scan. For capture at each session's start in its own pane, run \
+                     `agent-resume install-hooks codex --per-window` (sets [features] \
+                     daemon_auto_start = false: a task then ends with its window)"
+                );
             }
         }
     }
@@ -746,6 +905,29 @@ mod tests {
         for text in ["[1]", "{", r#"{"hooks": 3}"#] {
             assert!(edit_json(text, AgentKind::Claude, true, BIN, None).is_err());
         }
+    }
+
+    #[test]
+    fn per_window_sets_codex_s_daemon_off_and_uninstall_gives_back_the_original_bytes() {
+        let cases = [
+            "",
+            "# mine\nmodel = \"o3\"  # trailing\n",
+            "model = \"o3\"\n\n[features]\nweb_search = true # keep\n",
+            "[features]\ndaemon_auto_start = true  # mine\n\n[tui]\nx = 1\n",
+            "features = { web_search = true }\n",
+            "model = \"o3\"",
+        ];
+        for original in cases {
+            let installed = edit_toml(original, true, BIN, Some(original)).expect("notify");
+            let installed = set_per_window(&installed).expect("per window");
+            assert!(codex_per_window(&installed), "{original:?} → {installed}");
+            assert!(!codex_per_window(original), "{original:?}");
+            let removed = edit_toml(&installed, false, BIN, Some(original)).expect("uninstall");
+            let removed = unset_per_window(&removed, Some(original)).expect("restores");
+            assert_eq!(removed, original, "{installed}");
+        }
+        assert!(set_per_window("features = 3\n").is_err());
+        assert!(codex_per_window("[features]\ndaemon_auto_start = false\n"));
     }
 
     fn notify(text: &str) -> Vec<String> {

@@ -122,6 +122,13 @@ pub struct AgentDecl {
     /// The flag that chooses the id of a *new* session at launch, where the
     /// agent has one (`--session-id`).
     pub launch_id_flag: Option<String>,
+    /// Words whose presence, all of them, in a process's argv marks the
+    /// agent's shared background server (Codex's `app-server
+    /// --managed-daemon`): one process serving the sessions of several
+    /// windows, with the environment of whichever started it. A hook under
+    /// it cannot tell which pane a session belongs to. Empty: no such
+    /// server is known.
+    pub shared_server_args: Vec<String>,
     /// Declared flags, in replay order.
     pub flags: Vec<FlagDecl>,
 }
@@ -239,6 +246,8 @@ struct RawAgent {
     #[serde(default)]
     positional_is_headless: bool,
     launch_id_flag: Option<String>,
+    #[serde(default)]
+    shared_server_args: Vec<String>,
     #[serde(default)]
     flags: Vec<RawFlag>,
 }
@@ -433,6 +442,9 @@ impl Catalog {
                     return Err(rule("launch_id_flag must be a flag that is never carried"));
                 }
             }
+            if !ra.shared_server_args.iter().all(|w| !w.is_empty()) {
+                return Err(rule("shared server words are not empty"));
+            }
             if !ra.headless_subcommands.iter().all(|w| is_plain_word(w)) {
                 return Err(rule("headless subcommands must be plain words"));
             }
@@ -509,6 +521,7 @@ impl Catalog {
                 headless_subcommands: ra.headless_subcommands.clone(),
                 positional_is_headless: ra.positional_is_headless,
                 launch_id_flag: ra.launch_id_flag.clone(),
+                shared_server_args: ra.shared_server_args.clone(),
                 flags,
             });
         }

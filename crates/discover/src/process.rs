@@ -19,6 +19,12 @@
 //! word, so the same flag extraction as for a typed command line applies.
 //! A script interpreter run with inline code (`sh -c`, `node -e`) runs no
 //! agent script.
+//!
+//! Some agent processes serve no one pane: an agent's shared background
+//! server, known by the catalog's `shared_server_args` ([`is_shared_server`]:
+//! Codex 0.171's `codex app-server … --managed-daemon`), and any process
+//! that leads a session of its own with no controlling terminal
+//! ([`ProcessTable::detached`], from `/proc/<pid>/stat` fields 6 and 7).
 
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
 
@@ -77,6 +83,13 @@ pub trait ProcessTable {
     /// [`MAX_OPEN_FILES`] of them; none when the table cannot tell.
     fn open_files(&self, _pid: u32) -> Vec<std::path::PathBuf> {
         Vec::new()
+    }
+    /// Whether `id` is detached from every terminal: it leads a session of
+    /// its own and has no controlling terminal, as a daemon does. `None`:
+    /// the table cannot tell.
+    fn detached(&self, id: ProcessId) -> Option<bool> {
+        let _ = id;
+        None
     }
 }
 
@@ -147,6 +160,20 @@ pub fn agent_argv(agent: &AgentDecl, argv: &[String]) -> Option<Vec<String>> {
 /// interpreter runs.
 pub fn is_agent_program(agent: &AgentDecl, argv: &[String]) -> bool {
     agent_argv(agent, argv).is_some()
+}
+
+/// Whether `argv` (a process's, or the agent's own from [`agent_argv`]) is
+/// `agent`'s shared background server: every word of the catalog's
+/// `shared_server_args` is among its arguments (Codex 0.171's `codex
+/// app-server --listen unix:// … --managed-daemon`). Such a process serves
+/// the sessions of several windows with the environment of the one that
+/// started it.
+pub fn is_shared_server(agent: &AgentDecl, argv: &[String]) -> bool {
+    !agent.shared_server_args.is_empty()
+        && agent
+            .shared_server_args
+            .iter()
+            .all(|w| argv.iter().skip(1).any(|a| a == w))
 }
 
 /// The agent process a walk found.
@@ -257,6 +284,16 @@ pub fn descendants(table: &dyn ProcessTable, pid: u32) -> Vec<ProcessInfo> {
     out
 }
 
+/// `(session, tty_nr)` from a `/proc/<pid>/stat` line (fields 6 and 7),
+/// counted from the last `)` as [`parse_stat`] does.
+pub fn parse_stat_terminal(stat: &str) -> Option<(u32, i64)> {
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let session = fields.get(3)?.parse().ok()?;
+    let tty = fields.get(4)?.parse().ok()?;
+    Some((session, tty))
+}
+
 /// `(ppid, start)` from a `/proc/<pid>/stat` line. The command name (field
 /// 2) is in parentheses and may hold spaces and parentheses itself, so the
 /// fields are counted from the last `)`.
@@ -291,20 +328,27 @@ mod procfs {
 
     use agent_resume_core::UnixMillis;
 
-    use super::{parse_stat, split_cmdline, ProcFs, ProcessId, ProcessInfo, ProcessTable};
+    use super::{
+        parse_stat, parse_stat_terminal, split_cmdline, ProcFs, ProcessId, ProcessInfo,
+        ProcessTable,
+    };
     use crate::file::{read, read_prefix, Kind};
 
     /// `/proc` reports times in `USER_HZ`, 100 on every Linux ABI.
     const TICKS_PER_SECOND: u64 = 100;
 
-    pub(super) fn stat(pid: u32) -> Option<(u32, u64)> {
+    fn stat_line(pid: u32) -> Option<String> {
         let raw = read_prefix(
             Path::new(&format!("/proc/{pid}/stat")),
             Kind::PidRegistry,
             4096,
         )
         .ok()?;
-        parse_stat(&String::from_utf8_lossy(&raw))
+        Some(String::from_utf8_lossy(&raw).into_owned())
+    }
+
+    pub(super) fn stat(pid: u32) -> Option<(u32, u64)> {
+        parse_stat(&stat_line(pid)?)
     }
 
     pub(super) fn cmdline(pid: u32) -> Option<Vec<String>> {
@@ -382,6 +426,15 @@ mod procfs {
                 .filter_map(|e| std::fs::read_link(e.path()).ok())
                 .filter(|p| p.is_absolute())
                 .collect()
+        }
+
+        fn detached(&self, id: ProcessId) -> Option<bool> {
+            let line = stat_line(id.pid)?;
+            if parse_stat(&line)?.1 != id.start {
+                return None;
+            }
+            let (session, tty) = parse_stat_terminal(&line)?;
+            Some(session == id.pid && tty == 0)
         }
     }
 }
@@ -665,6 +718,38 @@ mod tests {
     }
 
     #[test]
+    fn codex_s_managed_daemon_is_its_shared_server_and_its_tui_is_not() {
+        let codex = Catalog::embedded().agent(AgentKind::Codex);
+        let daemon = argv(&[
+            "/h/.codex/packages/app-server-daemon/releases/0.171.0-x86_64-unknown-linux-musl/bin/codex",
+            "app-server",
+            "--listen",
+            "unix://",
+            "--analytics-default-enabled",
+            "--managed-daemon",
+        ]);
+        assert!(is_agent_program(codex, &daemon));
+        assert!(is_shared_server(codex, &daemon));
+        for tui in [
+            &["codex"][..],
+            &["codex", "app-server"],
+            &["codex", "-m", "o3"],
+            &["codex", "exec", "--managed-daemon"],
+        ] {
+            assert!(!is_shared_server(codex, &argv(tui)), "{tui:?}");
+        }
+        assert!(!is_shared_server(claude(), &daemon), "claude declares none");
+    }
+
+    #[test]
+    fn session_and_terminal_are_read_from_the_stat_line() {
+        let line = "42 (a) b) S 7 42 42 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0";
+        assert_eq!(parse_stat_terminal(line), Some((42, 0)));
+        let line = "42 (bash) S 7 42 40 34821 42 4194560 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0";
+        assert_eq!(parse_stat_terminal(line), Some((40, 34821)));
+    }
+
+    #[test]
     fn stat_fields_are_counted_from_the_last_parenthesis() {
         let tail = "S 77 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0";
         for comm in ["bash", "a b", "x) S 1 2 (y", ")"] {
@@ -711,5 +796,7 @@ mod tests {
             None,
             "another start is another process"
         );
+        assert_eq!(ProcFs.detached(stale), None);
+        assert!(ProcFs.detached(me.id).is_some(), "its terminal is known");
     }
 }

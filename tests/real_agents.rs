@@ -1441,3 +1441,189 @@ fn a_gemini_session_whose_only_turn_failed_plans_as_session_missing() {
         "{name}: a replied session is resumed"
     );
 }
+
+// ------------------------------------------------------- zero-config ----
+
+/// The store where `cli` writes its session files.
+fn store_of(sb: &Sandbox) -> PathBuf {
+    match sb.cli.agent {
+        "claude" => sb.home().join(".claude/projects"),
+        "gemini" => sb.home().join(".gemini/tmp"),
+        "qwen" => sb.home().join(".qwen/projects"),
+        _ => sb.home().join(".codex/sessions"),
+    }
+}
+
+/// Types a prompt into the CLI's pane until a session file of its store
+/// holds the stand-in's reply; that file.
+fn session_file_after_a_turn(sb: &Sandbox, tmux: &Tmux, pane: &str) -> PathBuf {
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    loop {
+        let replied = files_under(&store_of(sb))
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e == "jsonl") && holds_reply(p));
+        if let Some(p) = replied {
+            return p;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: no session file with a reply under {}; the screen:\n{}",
+            sb.name(),
+            store_of(sb).display(),
+            tmux.screen(pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(tmux, pane, "hello");
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The session id of the session file at `path`, as the CLI itself names
+/// it: Claude's and Qwen's file name (`<id>.jsonl`), Gemini's `sessionId`,
+/// Codex's `session_meta` id.
+fn session_file_id(sb: &Sandbox, path: &Path) -> String {
+    match sb.cli.agent {
+        "claude" | "qwen" => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        _ => sb.transcript_id(path),
+    }
+}
+
+/// The flags of a recording as one line (`--model x --yolo`).
+fn flags_line(rec: &Value) -> String {
+    match &rec["flags"] {
+        Value::Array(a) => a
+            .iter()
+            .flat_map(|f| [&f["name"], &f["value"]])
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" "),
+        v => v.as_str().unwrap_or_default().to_owned(),
+    }
+}
+
+/// One `agent-resume tmux save` of the sandbox's tmux server.
+fn tmux_save(sb: &Sandbox, tmux: &Tmux) {
+    let out = sb
+        .command(agent_resume())
+        .args(["tmux", "save", "-L", tmux.socket()])
+        .env("TMUX_TMPDIR", tmux.tmpdir())
+        .output()
+        .expect("agent-resume runs");
+    assert!(
+        out.status.success(),
+        "{}: agent-resume tmux save failed: {}",
+        sb.name(),
+        text(&out.stderr)
+    );
+}
+
+/// Zero-config capture of one real CLI: with no hook installed, the CLI
+/// started in a tmux pane with `flags` completes a turn, so its session
+/// file exists; one `tmux save` then records the pane with the id of that
+/// file and exactly `want_flags`. A headless run in another pane, alive
+/// (stopped mid-run) during a save, is never recorded.
+fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
+    let sb = Sandbox::new(cli, true);
+    let name = sb.name();
+    let tmux = sb.tmux();
+    let pane = tmux.spawn(&sb.proj(), &interactive(cli, &sb.exe, flags));
+    let file = session_file_after_a_turn(&sb, &tmux, &pane);
+    let id = session_file_id(&sb, &file);
+    assert!(
+        !id.is_empty(),
+        "{name}: the session file {} names no id",
+        file.display()
+    );
+    assert!(
+        sb.recordings().is_empty(),
+        "{name}: recorded with no hook and before any save: {:?}",
+        sb.recordings()
+    );
+
+    tmux_save(&sb, &tmux);
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    let recs = sb.recordings();
+    assert!(
+        recs.len() == 1
+            && recs[0]["agent"] == cli.agent
+            && recs[0]["pane"].as_str() == Some(pane_id.as_str())
+            && recs[0]["session_id"].as_str() == Some(id.as_str()),
+        "{name}: with no hook, one save records the pane {pane_id} with the id {id} of the \
+         session file {} it wrote; recordings: {recs:?}",
+        file.display()
+    );
+    assert_eq!(
+        flags_line(&recs[0]),
+        want_flags,
+        "{name}: the zero-config recording carries exactly the allowlisted flags of the run"
+    );
+
+    // A headless run in another pane, stopped as soon as it runs (model
+    // calls fail meanwhile), so that a save sees it alive.
+    sb.server.set_replies(false);
+    let mut argv: Vec<OsString> = vec![sb.exe.clone().into()];
+    argv.extend(headless_args(cli, "hi", None).into_iter().map(OsString::from));
+    let headless = tmux.spawn(&sb.proj(), &argv);
+    let pid: u32 = tmux
+        .pane_format(&headless, "#{pane_pid}")
+        .parse()
+        .expect("the headless pane's pid");
+    wait_for(&format!("{name}: the headless run's process"), || {
+        fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(cli.bin))
+            .then_some(())
+    });
+    let stopped = tree(pid);
+    for p in &stopped {
+        let _ = Command::new("kill")
+            .args(["-STOP", &p.to_string()])
+            .stderr(Stdio::null())
+            .status();
+    }
+    assert!(
+        Path::new(&format!("/proc/{pid}")).exists()
+            && tmux.pane_format(&headless, "#{pane_dead}") == "0",
+        "{name}: the headless run ended before the save could see it; the screen:\n{}",
+        tmux.screen(&headless)
+    );
+    tmux_save(&sb, &tmux);
+    let headless_id = tmux.pane_format(&headless, "#{@agent_resume_pane}");
+    let after = sb.recordings();
+    assert!(
+        after.len() == 1
+            && after[0]["pane"].as_str() == Some(pane_id.as_str())
+            && after[0]["session_id"].as_str() == Some(id.as_str())
+            && !after
+                .iter()
+                .any(|r| r["pane"].as_str() == Some(headless_id.as_str())),
+        "{name}: a save recorded the headless run `{:?}` (pane {headless_id}): {after:?}",
+        headless_args(cli, "hi", None)
+    );
+    drop(tmux);
+}
+
+#[test]
+fn claude_code_with_no_hook_is_recorded_by_one_tmux_save_with_its_transcripts_id_and_flags() {
+    zero_config_capture(&CLAUDE, &["--model", "sonnet"], "--model sonnet");
+}
+
+#[test]
+fn gemini_cli_with_no_hook_is_recorded_by_one_tmux_save_with_its_chats_id_and_flags() {
+    zero_config_capture(&GEMINI, &[], &format!("--model {GEMINI_MODEL}"));
+}
+
+#[test]
+fn qwen_code_with_no_hook_is_recorded_by_one_tmux_save_with_its_chats_id_and_flags() {
+    zero_config_capture(&QWEN, &["--model", "standin"], "--model standin");
+}
+
+#[test]
+fn codex_with_no_hook_is_recorded_by_one_tmux_save_with_its_rollouts_id_and_flags() {
+    zero_config_capture(&CODEX, &["-m", "standin"], "--model standin");
+}

@@ -208,8 +208,30 @@ pub fn scan(
                 .or_else(|| record_id(table, &p.found, homes).map(|(id, _)| id))
         })
         .collect();
+    // Nor is an id another pane's recording holds: that pane's agent may
+    // have been skipped by this scan (already recorded, unchanged), and a
+    // run started beside it in the same directory must not take its id.
+    let held: Vec<(PaneId, String)> = store
+        .load()
+        .map(|l| {
+            l.rows
+                .into_iter()
+                .filter_map(|(pane, row)| match row {
+                    RowState::Recording(r) => Some((pane, r.session_id)),
+                    RowState::Unreadable(_) => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
     for p in &pending {
+        let pane = out[p.at].pane;
+        let mut taken = taken.clone();
+        taken.extend(
+            held.iter()
+                .filter(|(other, _)| *other != pane)
+                .map(|(_, id)| id.clone()),
+        );
         let fresh = table
             .started_at(p.found.process.id)
             .is_some_and(|s| s.until(now) <= CORRELATE_FOR);

@@ -498,6 +498,57 @@ mod tests {
     }
 
     #[test]
+    fn correlation_never_gives_a_new_run_the_session_another_panes_recording_holds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        // One Claude session in /w/p, started a second after the processes.
+        let projects = home.join(".claude/projects/-w-p");
+        std::fs::create_dir_all(&projects).expect("mkdir");
+        std::fs::write(
+            projects.join(format!("{ID}.jsonl")),
+            format!(
+                "{{\"type\":\"user\",\"sessionId\":\"{ID}\",\"cwd\":\"/w/p\",\
+                 \"timestamp\":\"1970-01-01T00:16:41.000Z\",\
+                 \"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+            ),
+        )
+        .expect("writes");
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["claude"]),
+            (20, 1, &["bash"]),
+            (21, 20, &["claude"]),
+        ]);
+        // Only pane 2 is scanned: pane 1's agent is recorded and unchanged,
+        // so the tmux host leaves it out.
+        let scan2 = |db: &Path| {
+            let panes = [PaneRef {
+                pane: pane(2),
+                pid: 20,
+            }];
+            scan(&t, &homes, db, &panes, UnixMillis(START + 10_000)).expect("scans")
+        };
+        let alone = dir.path().join("alone.sqlite3");
+        scan2(&alone);
+        assert_eq!(
+            row(&alone, pane(2)).map(|r| r.session_id),
+            Some(ID.to_owned()),
+            "the one new session in the directory is found by correlation"
+        );
+        stored(&db, pane(1), ID, START + 1_000);
+        let out = scan2(&db);
+        assert_eq!(out[0].outcome, Outcome::NoId);
+        assert_eq!(
+            row(&db, pane(2)),
+            None,
+            "pane 1's session is not pane 2's new one"
+        );
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id), Some(ID.to_owned()));
+    }
+
+    #[test]
     fn outcome_names_are_distinct() {
         let names: std::collections::BTreeSet<&str> =
             Outcome::VARIANTS.iter().map(|o| o.as_str()).collect();

@@ -1526,8 +1526,10 @@ fn tmux_save(sb: &Sandbox, tmux: &Tmux) {
 /// Zero-config capture of one real CLI: with no hook installed, the CLI
 /// started in a tmux pane with `flags` completes a turn, so its session
 /// file exists; one `tmux save` then records the pane with the id of that
-/// file and exactly `want_flags`. A headless run in another pane, alive
-/// (stopped mid-run) during a save, is never recorded.
+/// file and exactly `want_flags`. A headless run in another pane of the
+/// same directory, stopped once it wrote its own session file (its model
+/// call waiting on a listener that never answers), is never recorded by a
+/// save, and the first pane keeps its id.
 fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
     let sb = Sandbox::new(cli, true);
     let name = sb.name();
@@ -1564,23 +1566,56 @@ fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
         "{name}: the zero-config recording carries exactly the allowlisted flags of the run"
     );
 
-    // A headless run in another pane, stopped as soon as it runs (model
-    // calls fail meanwhile), so that a save sees it alive.
-    sb.server.set_replies(false);
-    let mut argv: Vec<OsString> = vec![sb.exe.clone().into()];
-    argv.extend(headless_args(cli, "hi", None).into_iter().map(OsString::from));
+    // A headless run in another pane, alive while a save looks at it: its
+    // model calls go to a listener that never answers, so it waits once it
+    // wrote its own session file; it is then stopped.
+    let hole = TcpListener::bind("127.0.0.1:0").expect("binds 127.0.0.1:0");
+    let hole_url = format!("http://{}", hole.local_addr().expect("the bound address"));
+    let config = sb.home().join(".codex/config.toml");
+    if let Ok(c) = fs::read_to_string(&config) {
+        fs::write(&config, c.replace(&sb.server.url(), &hole_url)).unwrap();
+    }
+    let env_bin = require("env");
+    let mut argv: Vec<OsString> = vec![env_bin.clone().into_os_string()];
+    argv.extend(
+        [
+            format!("ANTHROPIC_BASE_URL={hole_url}"),
+            format!("GOOGLE_GEMINI_BASE_URL={hole_url}"),
+            format!("OPENAI_BASE_URL={hole_url}/v1"),
+        ]
+        .map(OsString::from),
+    );
+    argv.push(sb.exe.clone().into());
+    argv.extend(
+        headless_args(cli, "hi", None)
+            .into_iter()
+            .map(OsString::from),
+    );
+    let before = files_under(&store_of(&sb));
     let headless = tmux.spawn(&sb.proj(), &argv);
     let pid: u32 = tmux
         .pane_format(&headless, "#{pane_pid}")
         .parse()
         .expect("the headless pane's pid");
+    let env_word = env_bin.as_os_str().as_encoded_bytes().to_vec();
     wait_for(&format!("{name}: the headless run's process"), || {
         fs::read(format!("/proc/{pid}/cmdline"))
-            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(cli.bin))
+            .is_ok_and(|c| {
+                !c.starts_with(&env_word) && String::from_utf8_lossy(&c).contains(cli.bin)
+            })
             .then_some(())
     });
-    let stopped = tree(pid);
-    for p in &stopped {
+    let own_file = || {
+        files_under(&store_of(&sb))
+            .into_iter()
+            .find(|p| !before.contains(p) && p.extension().is_some_and(|e| e == "jsonl"))
+    };
+    let waited = Instant::now();
+    while own_file().is_none() && waited.elapsed() < common_tmux::PATIENCE {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let own = own_file();
+    for p in tree(pid) {
         let _ = Command::new("kill")
             .args(["-STOP", &p.to_string()])
             .stderr(Stdio::null())
@@ -1592,6 +1627,12 @@ fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
         "{name}: the headless run ended before the save could see it; the screen:\n{}",
         tmux.screen(&headless)
     );
+    let own = own.unwrap_or_else(|| {
+        panic!(
+            "{name}: the headless run wrote no session file of its own; the screen:\n{}",
+            tmux.screen(&headless)
+        )
+    });
     tmux_save(&sb, &tmux);
     let headless_id = tmux.pane_format(&headless, "#{@agent_resume_pane}");
     let after = sb.recordings();
@@ -1602,8 +1643,10 @@ fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
             && !after
                 .iter()
                 .any(|r| r["pane"].as_str() == Some(headless_id.as_str())),
-        "{name}: a save recorded the headless run `{:?}` (pane {headless_id}): {after:?}",
-        headless_args(cli, "hi", None)
+        "{name}: a save recorded the headless run `{:?}` (pane {headless_id}, its session \
+         file {}): {after:?}",
+        headless_args(cli, "hi", None),
+        own.display()
     );
     drop(tmux);
 }

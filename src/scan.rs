@@ -224,6 +224,7 @@ pub fn scan(
         })
         .unwrap_or_default();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
+    let mut hits: Vec<Option<(String, Found)>> = Vec::with_capacity(pending.len());
     for p in &pending {
         let pane = out[p.at].pane;
         let mut taken = taken.clone();
@@ -244,7 +245,21 @@ pub fn scan(
                 .or_insert_with(|| list(homes, &[agent], Depth::FAST).sessions)
                 .clone()
         });
+        hits.push(hit);
+    }
+    // One session correlated to two panes is neither's: which pane's run
+    // wrote it is not known.
+    let mut correlated: BTreeMap<String, usize> = BTreeMap::new();
+    for (id, found) in hits.iter().flatten() {
+        if *found == Found::Correlation {
+            *correlated.entry(id.clone()).or_default() += 1;
+        }
+    }
+    for (p, hit) in pending.iter().zip(hits) {
         let Some((id, found)) = hit else { continue };
+        if correlated.get(&id).is_some_and(|n| *n > 1) {
+            continue;
+        }
         let Some(cwd) = p.cwd.clone() else { continue };
         let source = match found {
             Found::Argv | Found::Registry | Found::OpenFile => IdSource::Process,

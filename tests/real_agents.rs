@@ -1670,3 +1670,58 @@ fn qwen_code_with_no_hook_is_recorded_by_one_tmux_save_with_its_chats_id_and_fla
 fn codex_with_no_hook_is_recorded_by_one_tmux_save_with_its_rollouts_id_and_flags() {
     zero_config_capture(&CODEX, &["-m", "standin"], "--model standin");
 }
+
+/// Two Codex TUIs in one directory share one background server (`codex
+/// app-server --managed-daemon`), started by the first TUI and running
+/// below it in the first pane's process tree, holding open the rollouts of
+/// both. After a turn in the second pane only, one save never records the
+/// first pane with the second pane's rollout id.
+#[test]
+fn two_codex_panes_sharing_one_app_server_are_never_recorded_with_each_others_rollout() {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    let tmux = sb.tmux();
+    let first = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    tmux.wait_screen(&first, &format!("{name}: the first TUI"), |_| {
+        visible(&tmux, &first).contains("OpenAI Codex")
+    });
+    let first_pid: u32 = tmux.pane_format(&first, "#{pane_pid}").parse().unwrap();
+    wait_for(
+        &format!("{name}: the app-server below the first TUI"),
+        || {
+            tree(first_pid)
+                .into_iter()
+                .any(|p| {
+                    fs::read(format!("/proc/{p}/cmdline"))
+                        .is_ok_and(|c| String::from_utf8_lossy(&c).contains("app-server"))
+                })
+                .then_some(())
+        },
+    );
+    let second = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    tmux.wait_screen(&second, &format!("{name}: the second TUI"), |_| {
+        visible(&tmux, &second).contains("OpenAI Codex")
+    });
+    let file = session_file_after_a_turn(&sb, &tmux, &second);
+    let id = session_file_id(&sb, &file);
+    tmux_save(&sb, &tmux);
+    let first_id = tmux.pane_format(&first, "#{@agent_resume_pane}");
+    let second_id = tmux.pane_format(&second, "#{@agent_resume_pane}");
+    let recs = sb.recordings();
+    eprintln!("{name}: two TUIs, one app-server: {recs:?}");
+    assert!(
+        !recs
+            .iter()
+            .any(|r| r["pane"].as_str() == Some(first_id.as_str())
+                && r["session_id"].as_str() == Some(id.as_str())),
+        "{name}: the first pane {first_id} is recorded with the second pane's rollout id {id}: \
+         {recs:?}"
+    );
+    assert!(
+        recs.iter()
+            .filter(|r| r["pane"].as_str() == Some(second_id.as_str()))
+            .all(|r| r["session_id"].as_str() == Some(id.as_str())),
+        "{name}: the second pane {second_id} is recorded with another id than its rollout's \
+         {id}: {recs:?}"
+    );
+}

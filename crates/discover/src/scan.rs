@@ -120,20 +120,30 @@ impl Snapshot {
             .filter_map(|c| self.by_pid.get(c))
     }
 
-    /// `pid` and every process below it, nearest first.
+    /// `pid` and every process below it, nearest first, leaving out shared
+    /// servers ([`shared_server`]) and what runs below them.
     fn tree(&self, pid: u32) -> Vec<&ProcessInfo> {
         let mut out: Vec<&ProcessInfo> = self.by_pid.get(&pid).into_iter().collect();
         let mut at = 0;
         while at < out.len() && out.len() < 4096 {
             let next: Vec<&ProcessInfo> = self
                 .children_of(out[at].id.pid)
-                .filter(|c| !out.iter().any(|q| q.id == c.id))
+                .filter(|c| !shared_server(c) && !out.iter().any(|q| q.id == c.id))
                 .collect();
             out.extend(next);
             at += 1;
         }
         out
     }
+}
+
+/// A process that serves every run of its agent, not the one it was
+/// started below: Codex 0.171's TUI starts `codex app-server
+/// --managed-daemon` below the first TUI, and every later TUI of the user
+/// talks to it; it holds their rollouts open. Its files are no sign of the
+/// run it happens to sit below.
+fn shared_server(p: &ProcessInfo) -> bool {
+    p.argv.get(1).is_some_and(|w| w == "app-server")
 }
 
 /// A pane's agent process.

@@ -679,6 +679,37 @@ mod tests {
     }
 
     #[test]
+    fn files_a_shared_codex_app_server_below_the_agent_holds_are_no_sign_of_its_run() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let codex_root = homes.codex.clone().expect("codex home");
+        let lock = codex_root.join(format!("thread-writer-locks/{ID}.lock"));
+        // The first TUI started the server every later TUI talks to; it
+        // holds another pane's thread open.
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["codex"], &[])
+            .with(
+                31,
+                30,
+                &[
+                    "/h/.codex/packages/bin/codex",
+                    "app-server",
+                    "--managed-daemon",
+                ],
+                &[lock],
+            )
+            .with(32, 31, &["/h/.codex/packages/bin/codex", "helper"], &[]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(
+            found.pids,
+            [30],
+            "the server and what runs below it are left out"
+        );
+        assert_eq!(record_id(&t, &found, &homes), None);
+    }
+
+    #[test]
     fn records_name_the_id_a_registry_before_open_files_and_two_ids_are_none() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());

@@ -13,7 +13,9 @@
 //!   within one run a scan never overrides a hook, and the unchanged case
 //!   reads one row;
 //! - a recording from an earlier run is replaced by this run's;
-//! - a headless run is never recorded.
+//! - a headless run is never recorded;
+//! - correlation never gives a pane an id another pane's recording holds,
+//!   and a session correlated to two panes of one scan is neither's.
 //!
 //! The tmux host also keeps, between saves, which panes had an agent
 //! ([`Seen`], beside the layout snapshot): when a pane's agent has ended it

@@ -22,7 +22,9 @@
 //!    Qwen's `<id>.jsonl`, Copilot's `session-state/<id>/`, Grok's
 //!    `sessions/<cwd>/<id>/`, Pi's `<ts>_<id>.jsonl`, Droid's `<id>.jsonl`.
 //!    When these name two ids the records give no answer (the registry wins
-//!    over open files: it is rewritten when the session changes);
+//!    over open files: it is rewritten when the session changes). A shared
+//!    server below the agent (Codex's `codex app-server`, serving every TUI
+//!    of the user) is not one of its children here;
 //! 3. **store correlation** — exactly one session of the agent in the
 //!    process's directory that started between [`BEFORE_START`] before the
 //!    process and [`crate::correlate::WINDOW_MILLIS`] after it, ids already

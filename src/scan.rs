@@ -13,7 +13,9 @@
 //!   within one run a scan never overrides a hook, and the unchanged case
 //!   reads one row;
 //! - a recording from an earlier run is replaced by this run's;
-//! - a headless run is never recorded.
+//! - a headless run is never recorded;
+//! - correlation never gives a pane an id another pane's recording holds,
+//!   and a session correlated to two panes of one scan is neither's.
 //!
 //! The tmux host also keeps, between saves, which panes had an agent
 //! ([`Seen`], beside the layout snapshot): when a pane's agent has ended it
@@ -208,8 +210,31 @@ pub fn scan(
                 .or_else(|| record_id(table, &p.found, homes).map(|(id, _)| id))
         })
         .collect();
+    // Nor is an id another pane's recording holds: that pane's agent may
+    // have been skipped by this scan (already recorded, unchanged), and a
+    // run started beside it in the same directory must not take its id.
+    let held: Vec<(PaneId, String)> = store
+        .load()
+        .map(|l| {
+            l.rows
+                .into_iter()
+                .filter_map(|(pane, row)| match row {
+                    RowState::Recording(r) => Some((pane, r.session_id)),
+                    RowState::Unreadable(_) => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
+    let mut hits: Vec<Option<(String, Found)>> = Vec::with_capacity(pending.len());
     for p in &pending {
+        let pane = out[p.at].pane;
+        let mut taken = taken.clone();
+        taken.extend(
+            held.iter()
+                .filter(|(other, _)| *other != pane)
+                .map(|(_, id)| id.clone()),
+        );
         let fresh = table
             .started_at(p.found.process.id)
             .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
@@ -222,7 +247,21 @@ pub fn scan(
                 .or_insert_with(|| list(homes, &[agent], Depth::FAST).sessions)
                 .clone()
         });
+        hits.push(hit);
+    }
+    // One session correlated to two panes is neither's: which pane's run
+    // wrote it is not known.
+    let mut correlated: BTreeMap<String, usize> = BTreeMap::new();
+    for (id, found) in hits.iter().flatten() {
+        if *found == Found::Correlation {
+            *correlated.entry(id.clone()).or_default() += 1;
+        }
+    }
+    for (p, hit) in pending.iter().zip(hits) {
         let Some((id, found)) = hit else { continue };
+        if correlated.get(&id).is_some_and(|n| *n > 1) {
+            continue;
+        }
         let Some(cwd) = p.cwd.clone() else { continue };
         let source = match found {
             Found::Argv | Found::Registry | Found::OpenFile => IdSource::Process,
@@ -473,6 +512,57 @@ mod tests {
             "within a run, a hook's id stands"
         );
         assert_eq!(row(&db, pane(4)), None);
+    }
+
+    #[test]
+    fn correlation_never_gives_a_new_run_the_session_another_panes_recording_holds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        // One Claude session in /w/p, started a second after the processes.
+        let projects = home.join(".claude/projects/-w-p");
+        std::fs::create_dir_all(&projects).expect("mkdir");
+        std::fs::write(
+            projects.join(format!("{ID}.jsonl")),
+            format!(
+                "{{\"type\":\"user\",\"sessionId\":\"{ID}\",\"cwd\":\"/w/p\",\
+                 \"timestamp\":\"1970-01-01T00:16:41.000Z\",\
+                 \"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+            ),
+        )
+        .expect("writes");
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["claude"]),
+            (20, 1, &["bash"]),
+            (21, 20, &["claude"]),
+        ]);
+        // Only pane 2 is scanned: pane 1's agent is recorded and unchanged,
+        // so the tmux host leaves it out.
+        let scan2 = |db: &Path| {
+            let panes = [PaneRef {
+                pane: pane(2),
+                pid: 20,
+            }];
+            scan(&t, &homes, db, &panes, UnixMillis(START + 10_000)).expect("scans")
+        };
+        let alone = dir.path().join("alone.sqlite3");
+        scan2(&alone);
+        assert_eq!(
+            row(&alone, pane(2)).map(|r| r.session_id),
+            Some(ID.to_owned()),
+            "the one new session in the directory is found by correlation"
+        );
+        stored(&db, pane(1), ID, START + 1_000);
+        let out = scan2(&db);
+        assert_eq!(out[0].outcome, Outcome::NoId);
+        assert_eq!(
+            row(&db, pane(2)),
+            None,
+            "pane 1's session is not pane 2's new one"
+        );
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id), Some(ID.to_owned()));
     }
 
     #[test]

@@ -1639,3 +1639,287 @@ fn a_gemini_session_whose_only_turn_failed_plans_as_session_missing() {
         "{name}: a replied session is resumed"
     );
 }
+
+// ------------------------------------------------------- zero-config ----
+
+/// The store where `cli` writes its session files.
+fn store_of(sb: &Sandbox) -> PathBuf {
+    match sb.cli.agent {
+        "claude" => sb.home().join(".claude/projects"),
+        "gemini" => sb.home().join(".gemini/tmp"),
+        "qwen" => sb.home().join(".qwen/projects"),
+        _ => sb.home().join(".codex/sessions"),
+    }
+}
+
+/// Types a prompt into the CLI's pane until a session file of its store
+/// holds the stand-in's reply; that file.
+fn session_file_after_a_turn(sb: &Sandbox, tmux: &Tmux, pane: &str) -> PathBuf {
+    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let mut typed = Instant::now() - Duration::from_secs(10);
+    loop {
+        let replied = files_under(&store_of(sb))
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e == "jsonl") && holds_reply(p));
+        if let Some(p) = replied {
+            return p;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: no session file with a reply under {}; the screen:\n{}",
+            sb.name(),
+            store_of(sb).display(),
+            tmux.screen(pane)
+        );
+        if typed.elapsed() > Duration::from_secs(4) {
+            submit(tmux, pane, "hello");
+            typed = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The session id of the session file at `path`, as the CLI itself names
+/// it: Claude's and Qwen's file name (`<id>.jsonl`), Gemini's `sessionId`,
+/// Codex's `session_meta` id.
+fn session_file_id(sb: &Sandbox, path: &Path) -> String {
+    match sb.cli.agent {
+        "claude" | "qwen" => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        _ => sb.transcript_id(path),
+    }
+}
+
+/// The flags of a recording as one line (`--model x --yolo`).
+fn flags_line(rec: &Value) -> String {
+    match &rec["flags"] {
+        Value::Array(a) => a
+            .iter()
+            .flat_map(|f| [&f["name"], &f["value"]])
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" "),
+        v => v.as_str().unwrap_or_default().to_owned(),
+    }
+}
+
+/// One `agent-resume tmux save` of the sandbox's tmux server.
+fn tmux_save(sb: &Sandbox, tmux: &Tmux) {
+    let out = sb
+        .command(agent_resume())
+        .args(["tmux", "save", "-L", tmux.socket()])
+        .env("TMUX_TMPDIR", tmux.tmpdir())
+        .output()
+        .expect("agent-resume runs");
+    assert!(
+        out.status.success(),
+        "{}: agent-resume tmux save failed: {}",
+        sb.name(),
+        text(&out.stderr)
+    );
+}
+
+/// Zero-config capture of one real CLI: with no hook installed, the CLI
+/// started in a tmux pane with `flags` completes a turn, so its session
+/// file exists; one `tmux save` then records the pane with the id of that
+/// file and exactly `want_flags`. A headless run in another pane of the
+/// same directory, stopped once it wrote its own session file (its model
+/// call waiting on a listener that never answers), is never recorded by a
+/// save, and the first pane keeps its id.
+fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
+    let sb = Sandbox::new(cli, true);
+    let name = sb.name();
+    let tmux = sb.tmux();
+    let pane = tmux.spawn(&sb.proj(), &interactive(cli, &sb.exe, flags));
+    let file = session_file_after_a_turn(&sb, &tmux, &pane);
+    let id = session_file_id(&sb, &file);
+    assert!(
+        !id.is_empty(),
+        "{name}: the session file {} names no id",
+        file.display()
+    );
+    assert!(
+        sb.recordings().is_empty(),
+        "{name}: recorded with no hook and before any save: {:?}",
+        sb.recordings()
+    );
+
+    tmux_save(&sb, &tmux);
+    let pane_id = tmux.pane_format(&pane, "#{@agent_resume_pane}");
+    let recs = sb.recordings();
+    assert!(
+        recs.len() == 1
+            && recs[0]["agent"] == cli.agent
+            && recs[0]["pane"].as_str() == Some(pane_id.as_str())
+            && recs[0]["session_id"].as_str() == Some(id.as_str()),
+        "{name}: with no hook, one save records the pane {pane_id} with the id {id} of the \
+         session file {} it wrote; recordings: {recs:?}",
+        file.display()
+    );
+    assert_eq!(
+        flags_line(&recs[0]),
+        want_flags,
+        "{name}: the zero-config recording carries exactly the allowlisted flags of the run"
+    );
+
+    // A headless run in another pane, alive while a save looks at it: its
+    // model calls go to a listener that never answers, so it waits once it
+    // wrote its own session file; it is then stopped.
+    let hole = TcpListener::bind("127.0.0.1:0").expect("binds 127.0.0.1:0");
+    let hole_url = format!("http://{}", hole.local_addr().expect("the bound address"));
+    let config = sb.home().join(".codex/config.toml");
+    if let Ok(c) = fs::read_to_string(&config) {
+        fs::write(&config, c.replace(&sb.server.url(), &hole_url)).unwrap();
+    }
+    let env_bin = require("env");
+    let mut argv: Vec<OsString> = vec![env_bin.clone().into_os_string()];
+    argv.extend(
+        [
+            format!("ANTHROPIC_BASE_URL={hole_url}"),
+            format!("GOOGLE_GEMINI_BASE_URL={hole_url}"),
+            format!("OPENAI_BASE_URL={hole_url}/v1"),
+        ]
+        .map(OsString::from),
+    );
+    argv.push(sb.exe.clone().into());
+    argv.extend(
+        headless_args(cli, "hi", None)
+            .into_iter()
+            .map(OsString::from),
+    );
+    let before = files_under(&store_of(&sb));
+    let headless = tmux.spawn(&sb.proj(), &argv);
+    let pid: u32 = tmux
+        .pane_format(&headless, "#{pane_pid}")
+        .parse()
+        .expect("the headless pane's pid");
+    let env_word = env_bin.as_os_str().as_encoded_bytes().to_vec();
+    wait_for(&format!("{name}: the headless run's process"), || {
+        fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| {
+                !c.starts_with(&env_word) && String::from_utf8_lossy(&c).contains(cli.bin)
+            })
+            .then_some(())
+    });
+    let own_file = || {
+        files_under(&store_of(&sb))
+            .into_iter()
+            .find(|p| !before.contains(p) && p.extension().is_some_and(|e| e == "jsonl"))
+    };
+    let waited = Instant::now();
+    while own_file().is_none() && waited.elapsed() < common_tmux::PATIENCE {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let own = own_file();
+    for p in tree(pid) {
+        let _ = Command::new("kill")
+            .args(["-STOP", &p.to_string()])
+            .stderr(Stdio::null())
+            .status();
+    }
+    assert!(
+        Path::new(&format!("/proc/{pid}")).exists()
+            && tmux.pane_format(&headless, "#{pane_dead}") == "0",
+        "{name}: the headless run ended before the save could see it; the screen:\n{}",
+        tmux.screen(&headless)
+    );
+    let own = own.unwrap_or_else(|| {
+        panic!(
+            "{name}: the headless run wrote no session file of its own; the screen:\n{}",
+            tmux.screen(&headless)
+        )
+    });
+    tmux_save(&sb, &tmux);
+    let headless_id = tmux.pane_format(&headless, "#{@agent_resume_pane}");
+    let after = sb.recordings();
+    assert!(
+        after.len() == 1
+            && after[0]["pane"].as_str() == Some(pane_id.as_str())
+            && after[0]["session_id"].as_str() == Some(id.as_str())
+            && !after
+                .iter()
+                .any(|r| r["pane"].as_str() == Some(headless_id.as_str())),
+        "{name}: a save recorded the headless run `{:?}` (pane {headless_id}, its session \
+         file {}): {after:?}",
+        headless_args(cli, "hi", None),
+        own.display()
+    );
+    drop(tmux);
+}
+
+#[test]
+fn claude_code_with_no_hook_is_recorded_by_one_tmux_save_with_its_transcripts_id_and_flags() {
+    zero_config_capture(&CLAUDE, &["--model", "sonnet"], "--model sonnet");
+}
+
+#[test]
+fn gemini_cli_with_no_hook_is_recorded_by_one_tmux_save_with_its_chats_id_and_flags() {
+    zero_config_capture(&GEMINI, &[], &format!("--model {GEMINI_MODEL}"));
+}
+
+#[test]
+fn qwen_code_with_no_hook_is_recorded_by_one_tmux_save_with_its_chats_id_and_flags() {
+    zero_config_capture(&QWEN, &["--model", "standin"], "--model standin");
+}
+
+#[test]
+fn codex_with_no_hook_is_recorded_by_one_tmux_save_with_its_rollouts_id_and_flags() {
+    zero_config_capture(&CODEX, &["-m", "standin"], "--model standin");
+}
+
+/// Two Codex TUIs in one directory share one background server (`codex
+/// app-server --managed-daemon`), started by the first TUI and running
+/// below it in the first pane's process tree, holding open the rollouts of
+/// both. After a turn in the second pane only, one save never records the
+/// first pane with the second pane's rollout id.
+#[test]
+fn two_codex_panes_sharing_one_app_server_are_never_recorded_with_each_others_rollout() {
+    let sb = Sandbox::new(&CODEX, true);
+    let name = sb.name();
+    let tmux = sb.tmux();
+    let first = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    tmux.wait_screen(&first, &format!("{name}: the first TUI"), |_| {
+        visible(&tmux, &first).contains("OpenAI Codex")
+    });
+    let first_pid: u32 = tmux.pane_format(&first, "#{pane_pid}").parse().unwrap();
+    wait_for(
+        &format!("{name}: the app-server below the first TUI"),
+        || {
+            tree(first_pid)
+                .into_iter()
+                .any(|p| {
+                    fs::read(format!("/proc/{p}/cmdline"))
+                        .is_ok_and(|c| String::from_utf8_lossy(&c).contains("app-server"))
+                })
+                .then_some(())
+        },
+    );
+    let second = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
+    tmux.wait_screen(&second, &format!("{name}: the second TUI"), |_| {
+        visible(&tmux, &second).contains("OpenAI Codex")
+    });
+    let file = session_file_after_a_turn(&sb, &tmux, &second);
+    let id = session_file_id(&sb, &file);
+    tmux_save(&sb, &tmux);
+    let first_id = tmux.pane_format(&first, "#{@agent_resume_pane}");
+    let second_id = tmux.pane_format(&second, "#{@agent_resume_pane}");
+    let recs = sb.recordings();
+    eprintln!("{name}: two TUIs, one app-server: {recs:?}");
+    assert!(
+        !recs
+            .iter()
+            .any(|r| r["pane"].as_str() == Some(first_id.as_str())
+                && r["session_id"].as_str() == Some(id.as_str())),
+        "{name}: the first pane {first_id} is recorded with the second pane's rollout id {id}: \
+         {recs:?}"
+    );
+    assert!(
+        recs.iter()
+            .filter(|r| r["pane"].as_str() == Some(second_id.as_str()))
+            .all(|r| r["session_id"].as_str() == Some(id.as_str())),
+        "{name}: the second pane {second_id} is recorded with another id than its rollout's \
+         {id}: {recs:?}"
+    );
+}

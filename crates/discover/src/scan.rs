@@ -22,7 +22,9 @@
 //!    Qwen's `<id>.jsonl`, Copilot's `session-state/<id>/`, Grok's
 //!    `sessions/<cwd>/<id>/`, Pi's `<ts>_<id>.jsonl`, Droid's `<id>.jsonl`.
 //!    When these name two ids the records give no answer (the registry wins
-//!    over open files: it is rewritten when the session changes);
+//!    over open files: it is rewritten when the session changes). A shared
+//!    server below the agent (Codex's `codex app-server`, serving every TUI
+//!    of the user) is not one of its children here;
 //! 3. **store correlation** — exactly one session of the agent in the
 //!    process's directory that started between [`BEFORE_START`] before the
 //!    process and [`crate::correlate::WINDOW_MILLIS`] after it, ids already
@@ -120,20 +122,30 @@ impl Snapshot {
             .filter_map(|c| self.by_pid.get(c))
     }
 
-    /// `pid` and every process below it, nearest first.
+    /// `pid` and every process below it, nearest first, leaving out shared
+    /// servers ([`shared_server`]) and what runs below them.
     fn tree(&self, pid: u32) -> Vec<&ProcessInfo> {
         let mut out: Vec<&ProcessInfo> = self.by_pid.get(&pid).into_iter().collect();
         let mut at = 0;
         while at < out.len() && out.len() < 4096 {
             let next: Vec<&ProcessInfo> = self
                 .children_of(out[at].id.pid)
-                .filter(|c| !out.iter().any(|q| q.id == c.id))
+                .filter(|c| !shared_server(c) && !out.iter().any(|q| q.id == c.id))
                 .collect();
             out.extend(next);
             at += 1;
         }
         out
     }
+}
+
+/// A process that serves every run of its agent, not the one it was
+/// started below: Codex 0.171's TUI starts `codex app-server
+/// --managed-daemon` below the first TUI, and every later TUI of the user
+/// talks to it; it holds their rollouts open. Its files are no sign of the
+/// run it happens to sit below.
+fn shared_server(p: &ProcessInfo) -> bool {
+    p.argv.get(1).is_some_and(|w| w == "app-server")
 }
 
 /// A pane's agent process.
@@ -666,6 +678,37 @@ mod tests {
             agent_in(&Snapshot::read(&none), 20, Catalog::embedded()),
             None
         );
+    }
+
+    #[test]
+    fn files_a_shared_codex_app_server_below_the_agent_holds_are_no_sign_of_its_run() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let codex_root = homes.codex.clone().expect("codex home");
+        let lock = codex_root.join(format!("thread-writer-locks/{ID}.lock"));
+        // The first TUI started the server every later TUI talks to; it
+        // holds another pane's thread open.
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["codex"], &[])
+            .with(
+                31,
+                30,
+                &[
+                    "/h/.codex/packages/bin/codex",
+                    "app-server",
+                    "--managed-daemon",
+                ],
+                &[lock],
+            )
+            .with(32, 31, &["/h/.codex/packages/bin/codex", "helper"], &[]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(
+            found.pids,
+            [30],
+            "the server and what runs below it are left out"
+        );
+        assert_eq!(record_id(&t, &found, &homes), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod headless;
 pub mod hook;
 pub mod hooks;
 pub mod init;
+pub mod kitty;
 pub mod note;
 pub mod plan;
 pub mod record;

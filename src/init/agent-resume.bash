@@ -156,8 +156,16 @@ __agent_resume_precmd() {
   fi
   __agent_resume_seen=${entry:-none}
   __agent_resume_first
+  __agent_resume_kitty_save
   # Last: the prompt is published only once nothing else runs before it.
   __agent_resume_publish
+}
+
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+__agent_resume_kitty_save() {
+  [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] || return 0
+  ( "$__agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 & )
 }
 
 __agent_resume_first() {

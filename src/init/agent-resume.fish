@@ -110,11 +110,21 @@ end
 
 set -g __agent_resume_seq 0
 
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+function __agent_resume_kitty_save
+    set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; or return 0
+    set -q TMUX; and test -n "$TMUX"; and return 0
+    command $__agent_resume_bin kitty save </dev/null >/dev/null 2>&1 &
+    disown 2>/dev/null
+end
+
 # At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
 # reads whether `tmux restore` left this pane a line to take (its id).
 # The first prompt's take runs before it.
 function __agent_resume_publish --on-event fish_prompt
     functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
+    __agent_resume_kitty_save
     __agent_resume_in_tmux; or return 0
     set -g __agent_resume_seq (math $__agent_resume_seq + 1)
     set -l pending (command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$fish_pid" \; \

@@ -109,8 +109,16 @@ _agent_resume_precmd() {
     _agent_resume_ended $st
   fi
   _agent_resume_first
+  _agent_resume_kitty_save
   # Last: the prompt is published only once nothing else runs before it.
   _agent_resume_publish
+}
+
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+_agent_resume_kitty_save() {
+  [[ -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} ]] || return 0
+  "$_agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 &!
 }
 
 _agent_resume_first() {

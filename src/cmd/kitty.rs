@@ -1,0 +1,207 @@
+//! `agent-resume kitty save` and `kitty session`: the kitty host.
+//!
+//! `save` lists the kitty it runs in (`$KITTY_LISTEN_ON`, or `--to`) over
+//! remote control and stores its snapshot in the database, one per kitty
+//! instance (key `kitty:` and its socket), keeping each window's pane id
+//! across saves (`agent_resume_kitty::snapshot`). The shell integration runs
+//! it in the background at every prompt inside kitty, so the snapshot is
+//! current while kitty runs, whatever way kitty ends.
+//!
+//! `session` takes the snapshot saved last (trust-checked like recordings),
+//! maps it onto the restore model, plans, arms and reports — before any
+//! window exists — and writes a kitty session file (`-o`, default
+//! `$XDG_STATE_HOME/agent-resume/kitty.session`) that brings back every OS
+//! window, tab, layout, directory and focus, each window's shell started
+//! with its pane id in `AGENT_RESUME_PANE`; each shell takes its armed line
+//! at its first prompt. `--dry-run` plans the same and changes nothing: no
+//! file written, nothing armed or swept, no telemetry.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_resume_core::{PaneId, Shell};
+use agent_resume_kitty::{session_file, shell_of, snapshot, to_layout, Kitty, Snapshot};
+use agent_resume_store::Store;
+use anyhow::{bail, Context, Result};
+
+use crate::paths::{self, Overrides};
+use crate::restore::{arm_and_report, decide};
+use crate::telemetry_file::{self, FileSink};
+use crate::{config, when};
+
+/// The prefix of a kitty instance's snapshot key: `kitty:` and its socket.
+const HOST: &str = "kitty:";
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// Save the snapshot of the kitty this runs in.
+    Save(SaveArgs),
+    /// Plan, arm and write a kitty session file from the last snapshot.
+    Session(SessionArgs),
+}
+
+#[derive(clap::Args)]
+struct SaveArgs {
+    /// kitty's remote-control address (`unix:PATH`).
+    #[arg(long, value_name = "ADDRESS", env = "KITTY_LISTEN_ON")]
+    to: Option<OsString>,
+}
+
+#[derive(clap::Args)]
+struct SessionArgs {
+    /// Where to write the session file.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Plan and print only: write no file, arm nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
+    match args.command {
+        Sub::Save(s) => save(&s, o),
+        Sub::Session(s) => session(&s, o),
+    }
+}
+
+/// The kitty program (`AGENT_RESUME_KITTY`, else `kitty` from `PATH`).
+fn program() -> OsString {
+    std::env::var_os("AGENT_RESUME_KITTY")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "kitty".into())
+}
+
+fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {
+    if !config::gate_quiet(o).enabled {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(to) = args.to.as_ref().filter(|t| !t.is_empty()) else {
+        bail!("no kitty to save: $KITTY_LISTEN_ON is unset (add `listen_on` to kitty.conf, see `agent-resume init kitty`)");
+    };
+    let Some(key) = to.to_str().map(|t| format!("{HOST}{t}")) else {
+        bail!("the kitty address is not UTF-8");
+    };
+    let ls = Kitty::new(program(), to).ls()?;
+    let db = paths::db(o)?;
+    let store =
+        Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
+    let previous: Option<Snapshot> = store
+        .host_layout(&key)
+        .map_err(|why| anyhow::anyhow!("recordings database not trusted ({why})"))?
+        .and_then(|(text, _)| serde_json::from_str(&text).ok());
+    let snap = snapshot(&ls, previous.as_ref(), || {
+        PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes())
+    });
+    store.save_host_layout(&key, &serde_json::to_string(&snap)?, when::now())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The snapshot saved last, of any kitty instance; `Err` with why there is
+/// none to restore.
+fn last_snapshot(o: &Overrides) -> Result<std::result::Result<Snapshot, String>> {
+    let db = paths::db(o)?;
+    let Some(store) = agent_resume_store::OpenOptions::default().inspect(&db)? else {
+        return Ok(Err(
+            "no kitty saved (see `agent-resume init kitty`)".to_owned()
+        ));
+    };
+    let saved = match store.host_layouts(HOST) {
+        Ok(saved) => saved,
+        Err(why) => {
+            eprintln!("agent-resume: recordings database not trusted ({why}); nothing restored");
+            return Ok(Err("the recordings database is not trusted".to_owned()));
+        }
+    };
+    let Some((key, _)) = saved.iter().max_by_key(|(_, at)| *at) else {
+        return Ok(Err(
+            "no kitty saved (see `agent-resume init kitty`)".to_owned()
+        ));
+    };
+    let Ok(Some((text, _))) = store.host_layout(key) else {
+        return Ok(Err("no kitty saved".to_owned()));
+    };
+    let snap: Snapshot =
+        serde_json::from_str(&text).context("the saved kitty layout does not parse")?;
+    Ok(Ok(snap))
+}
+
+fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
+    let output = match &args.output {
+        Some(p) => p.clone(),
+        None => paths::state()?.join("kitty.session"),
+    };
+    let gate = config::gate_quiet(o);
+    let snap = if gate.enabled {
+        last_snapshot(o)?
+    } else {
+        Err(format!("disabled ({})", config::source_text(gate.source)))
+    };
+    let snap = match snap {
+        Ok(snap) => snap,
+        Err(why) => {
+            // kitty still starts from the file: one plain window.
+            if !args.dry_run {
+                write(
+                    &output,
+                    "# kitty session written by agent-resume: nothing to restore\n",
+                )?;
+            }
+            super::plan::print(&[], &Default::default(), &why, args.json)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let default_shell = std::env::var("SHELL")
+        .ok()
+        .as_deref()
+        .and_then(shell_of)
+        .unwrap_or(Shell::Bash);
+    let layout = to_layout(&snap, default_shell);
+    let places = super::plan::places_of(&layout);
+    let keep: HashSet<PaneId> = snap.windows().map(|w| w.id).collect();
+    let now = when::now();
+    let decided = decide(o, &layout, now, true, (!args.dry_run).then_some(&keep))?;
+    for w in &decided.warnings {
+        eprintln!("agent-resume: {w}");
+    }
+    if !args.dry_run {
+        // Armed before the file exists: no shell of it can prompt first.
+        let mut sink = FileSink::new(telemetry_file::path()?);
+        arm_and_report(&decided, &layout, now, &mut sink);
+        let home = std::env::var_os("HOME").unwrap_or_else(|| "/".into());
+        let written = session_file(&snap, &home);
+        for (_, why) in &written.refused {
+            eprintln!("agent-resume: a window comes back as a plain shell: {why}");
+        }
+        write(&output, &written.text)?;
+    }
+    super::plan::print(
+        &decided.plans,
+        &places,
+        "the saved kitty has no window",
+        args.json,
+    )?;
+    if !args.dry_run {
+        eprintln!("session: kitty --session {}", paths::show(&output));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the session file (its directory made when missing).
+fn write(path: &std::path::Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make {}", paths::show(dir)))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", paths::show(path)))
+}

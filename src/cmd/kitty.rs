@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_resume_core::{PaneId, Shell};
-use agent_resume_kitty::{session_file, shell_of, snapshot, to_layout, Kitty, Snapshot};
+use agent_resume_kitty::{session_file, shell_of, snapshot, to_layout, Kitty, Snapshot, PANE_ENV};
 use agent_resume_store::Store;
 use anyhow::{bail, Context, Result};
 
@@ -107,8 +107,14 @@ fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The snapshot saved last, of any kitty instance; `Err` with why there is
-/// none to restore.
+/// How many of the most recently saved kitty instances are asked whether
+/// they still run.
+const LIVE_CHECKED: usize = 8;
+
+/// The snapshot saved last, of any kitty instance, less the windows that
+/// still run in a kitty that answers (one started by an earlier session, a
+/// second instance): those are never restored twice. `Err` with why there
+/// is nothing to restore.
 fn last_snapshot(o: &Overrides) -> Result<std::result::Result<Snapshot, String>> {
     let db = paths::db(o)?;
     let Some(store) = agent_resume_store::OpenOptions::default().inspect(&db)? else {
@@ -116,23 +122,82 @@ fn last_snapshot(o: &Overrides) -> Result<std::result::Result<Snapshot, String>>
             "no kitty saved (see `agent-resume init kitty`)".to_owned()
         ));
     };
-    let saved = match store.host_layouts(HOST) {
+    let mut saved = match store.host_layouts(HOST) {
         Ok(saved) => saved,
         Err(why) => {
             eprintln!("agent-resume: recordings database not trusted ({why}); nothing restored");
             return Ok(Err("the recordings database is not trusted".to_owned()));
         }
     };
-    let Some((key, _)) = saved.iter().max_by_key(|(_, at)| *at) else {
+    saved.sort_by_key(|(_, at)| std::cmp::Reverse(*at));
+    let read = |key: &str| -> Option<Snapshot> {
+        let (text, _) = store.host_layout(key).ok()??;
+        serde_json::from_str(&text).ok()
+    };
+    let Some(mut snap) = saved.first().and_then(|(key, _)| read(key)) else {
         return Ok(Err(
             "no kitty saved (see `agent-resume init kitty`)".to_owned()
         ));
     };
-    let Ok(Some((text, _))) = store.host_layout(key) else {
-        return Ok(Err("no kitty saved".to_owned()));
-    };
-    let snap: Snapshot =
-        serde_json::from_str(&text).context("the saved kitty layout does not parse")?;
+    // Pane ids of windows that run now: a running instance's listed
+    // `AGENT_RESUME_PANE`s and the ids its own snapshot gave its windows.
+    let mut live: HashSet<PaneId> = HashSet::new();
+    for (key, _) in saved.iter().take(LIVE_CHECKED) {
+        let Some(to) = key.strip_prefix(HOST) else {
+            continue;
+        };
+        let Ok(ls) = Kitty::new(program(), to).ls() else {
+            continue;
+        };
+        let windows = ls.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows);
+        live.extend(
+            windows
+                .filter_map(|w| w.env.get(PANE_ENV))
+                .filter_map(|v| v.parse::<PaneId>().ok()),
+        );
+        if let Some(theirs) = read(key) {
+            let running: HashSet<(u64, Option<u32>)> = ls
+                .iter()
+                .flat_map(|o| &o.tabs)
+                .flat_map(|t| &t.windows)
+                .map(|w| (w.id, w.pid))
+                .collect();
+            live.extend(
+                theirs
+                    .windows()
+                    .filter(|w| running.contains(&(w.kitty_id, w.pid)))
+                    .map(|w| w.id),
+            );
+        }
+    }
+    for o in &mut snap.os_windows {
+        for t in &mut o.tabs {
+            let active = t.windows.get(t.active_window).map(|w| w.id);
+            t.windows.retain(|w| !live.contains(&w.id));
+            t.active_window = t
+                .windows
+                .iter()
+                .position(|w| Some(w.id) == active)
+                .unwrap_or(0);
+        }
+        // The active tab keeps its place among the tabs that remain.
+        let active = o
+            .tabs
+            .iter()
+            .take(o.active_tab)
+            .filter(|t| !t.windows.is_empty())
+            .count();
+        let active_kept = o
+            .tabs
+            .get(o.active_tab)
+            .is_some_and(|t| !t.windows.is_empty());
+        o.tabs.retain(|t| !t.windows.is_empty());
+        o.active_tab = if active_kept { active } else { 0 };
+    }
+    snap.os_windows.retain(|o| !o.tabs.is_empty());
+    if snap.os_windows.is_empty() {
+        return Ok(Err("every saved kitty window is running".to_owned()));
+    }
     Ok(Ok(snap))
 }
 
@@ -179,9 +244,23 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);
         let home = std::env::var_os("HOME").unwrap_or_else(|| "/".into());
+        // A directory gone since the save is not handed to kitty: that
+        // window comes back as a plain shell in the fallback directory.
+        let mut snap = snap;
+        for o in &mut snap.os_windows {
+            for t in &mut o.tabs {
+                for w in &mut t.windows {
+                    if !std::path::Path::new(&w.cwd).is_dir() {
+                        w.cwd.clear();
+                    }
+                }
+            }
+        }
         let written = session_file(&snap, &home);
         for (_, why) in &written.refused {
-            eprintln!("agent-resume: a window comes back as a plain shell: {why}");
+            if why.why != agent_resume_kitty::Refusal::Empty {
+                eprintln!("agent-resume: a window comes back as a plain shell: {why}");
+            }
         }
         write(&output, &written.text)?;
     }

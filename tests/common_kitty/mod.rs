@@ -101,13 +101,11 @@ impl Kitty {
         if let Some(s) = session {
             cmd.arg("--session").arg(s);
         }
-        cmd.env("DISPLAY", format!(":{}", display.number))
+        cmd.env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("DISPLAY", format!(":{}", display.number))
             .env("LIBGL_ALWAYS_SOFTWARE", "1")
             .env("HOME", home)
-            .env_remove("AGENT_RESUME_PANE")
-            .env_remove("KITTY_LISTEN_ON")
-            .env_remove("KITTY_WINDOW_ID")
-            .env_remove("TMUX")
             .envs(env.iter().copied())
             .current_dir(home)
             .stdin(Stdio::null())
@@ -136,6 +134,32 @@ impl Kitty {
     /// The typed listing.
     pub fn ls(&self) -> Option<Vec<agent_resume_kitty::LsOsWindow>> {
         agent_resume_kitty::parse_ls(&self.ls_text()?).ok()
+    }
+
+    /// Runs `kitty @ --to … ARGS`; its stdout when it succeeds.
+    pub fn at(&self, args: &[&str]) -> Option<String> {
+        let out = Command::new(require("kitty"))
+            .args(["@", "--to", &self.to])
+            .args(args)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The screen of window `id`.
+    pub fn screen(&self, id: u64) -> String {
+        self.at(&["get-text", "--match", &format!("id:{id}")])
+            .unwrap_or_default()
+    }
+
+    /// Types `text` into window `id`.
+    pub fn type_text(&self, id: u64, text: &str) {
+        self.at(&["send-text", "--match", &format!("id:{id}"), text])
+            .expect("kitty takes the text");
     }
 
     /// Waits (at most 30 s) until `ok` holds for the listing.

@@ -24,6 +24,24 @@ pub fn require(program: &str) -> PathBuf {
         })
 }
 
+/// Panics naming the mesa driver when its software rasteriser is missing
+/// (kitty cannot draw under Xvfb without it).
+pub fn require_mesa() {
+    let found = [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib64",
+        "/usr/lib",
+    ]
+    .iter()
+    .any(|d| Path::new(d).join("dri/swrast_dri.so").exists());
+    assert!(
+        found,
+        "required package `libgl1-mesa-dri` is not installed; these tests never skip \
+         (apt-get install -y kitty xvfb libgl1-mesa-dri)"
+    );
+}
+
 /// A private X display.
 pub struct Display {
     child: Child,
@@ -87,6 +105,7 @@ impl Kitty {
         env: &[(&str, &str)],
     ) -> Kitty {
         let kitty = require("kitty");
+        require_mesa();
         let to = format!("unix:{}", socket.display());
         let mut cmd = Command::new(kitty);
         cmd.args(["--config", "NONE", "-o", "allow_remote_control=yes"])

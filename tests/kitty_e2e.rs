@@ -302,12 +302,8 @@ fn quitting_kitty_and_starting_it_from_the_session_resumes_every_agent_window_ex
     let display = Display::start();
     let w = World::new();
     let dir = |d: &str| w.root().join("w").join(d).display().to_string();
-    // The world as a restore would have started it: two OS windows, tabs
-    // with splits, every window with its pane id.
-    let ids: Vec<String> = SCENARIO
-        .iter()
-        .map(|_| uuid::Uuid::new_v4().to_string())
-        .collect();
+    // The world as the user opened it: two OS windows, tabs with splits,
+    // no window with a pane id from kitty (each shell asks for its own).
     let mut first = String::new();
     for (i, (role, shell, d, _)) in SCENARIO.iter().enumerate() {
         match i {
@@ -315,11 +311,7 @@ fn quitting_kitty_and_starting_it_from_the_session_resumes_every_agent_window_ex
             4 => first.push_str("new_os_window\nnew_tab\nlayout tall\n"),
             _ => {}
         }
-        first.push_str(&format!(
-            "cd {}\nlaunch --env AGENT_RESUME_PANE={} {shell}\n",
-            dir(d),
-            ids[i]
-        ));
+        first.push_str(&format!("cd {}\nlaunch {shell}\n", dir(d)));
         if *role == Role::Winner {
             first.push_str("focus\nfocus_os_window\n");
         }
@@ -367,15 +359,21 @@ fn quitting_kitty_and_starting_it_from_the_session_resumes_every_agent_window_ex
         .filter(|(k, _)| !before.contains_key(*k))
         .map(|(_, v)| v)
         .collect();
-    let reported = |role: Role| -> String {
-        let i = SCENARIO.iter().position(|s| s.0 == role).unwrap();
-        before
-            .values()
-            .find(|r| r[1] == ids[i])
-            .map(|r| r[3].clone())
-            .unwrap()
+    let first_run = |role: Role| -> &Vec<String> {
+        let d = dir(SCENARIO.iter().find(|s| s.0 == role).unwrap().2);
+        before.values().find(|r| r[2] == d).unwrap()
     };
-    let pane = |role: Role| ids[SCENARIO.iter().position(|s| s.0 == role).unwrap()].clone();
+    let reported = |role: Role| first_run(role)[3].clone();
+    let pane = |role: Role| first_run(role)[1].clone();
+    // Every window had its own pane id, none inherited.
+    let mut panes: Vec<&String> = before.values().map(|r| &r[1]).collect();
+    panes.sort();
+    panes.dedup();
+    assert_eq!(panes.len(), before.len(), "{before:?}");
+    assert!(
+        panes.iter().all(|p| p.parse::<uuid::Uuid>().is_ok()),
+        "{before:?}"
+    );
     let mut want = vec![
         [
             vec![

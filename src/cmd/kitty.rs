@@ -46,6 +46,20 @@ enum Sub {
     Save(SaveArgs),
     /// Plan, arm and write a kitty session file from the last snapshot.
     Session(SessionArgs),
+    /// Save, then print the pane id of this kitty window (the shell
+    /// integration asks once per window).
+    #[command(hide = true)]
+    Pane(PaneArgs),
+}
+
+#[derive(clap::Args)]
+struct PaneArgs {
+    /// kitty's remote-control address (`unix:PATH`).
+    #[arg(long, value_name = "ADDRESS", env = "KITTY_LISTEN_ON")]
+    to: Option<OsString>,
+    /// kitty's id of the window.
+    #[arg(long, value_name = "ID", env = "KITTY_WINDOW_ID")]
+    window: u64,
 }
 
 #[derive(clap::Args)]
@@ -72,6 +86,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     match args.command {
         Sub::Save(s) => save(&s, o),
         Sub::Session(s) => session(&s, o),
+        Sub::Pane(p) => pane(&p, o),
     }
 }
 
@@ -86,14 +101,51 @@ fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {
     if !config::gate_quiet(o).enabled {
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(to) = args.to.as_ref().filter(|t| !t.is_empty()) else {
+    save_instance(args.to.as_ref(), o)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pane(args: &PaneArgs, o: &Overrides) -> Result<ExitCode> {
+    if !config::gate_quiet(o).enabled {
+        return Ok(ExitCode::FAILURE);
+    }
+    let snap = save_instance(args.to.as_ref(), o)?;
+    let id = snap
+        .windows()
+        .find(|w| w.kitty_id == args.window)
+        .map(|w| w.id);
+    match id {
+        Some(id) => {
+            println!("{id}");
+            Ok(ExitCode::SUCCESS)
+        }
+        None => Ok(ExitCode::FAILURE),
+    }
+}
+
+/// Lists the kitty at `to` and stores its snapshot, under a lock shared by
+/// every save (concurrent saves would mint different ids for one window).
+fn save_instance(to: Option<&OsString>, o: &Overrides) -> Result<Snapshot> {
+    let Some(to) = to.filter(|t| !t.is_empty()) else {
         bail!("no kitty to save: $KITTY_LISTEN_ON is unset (add `listen_on` to kitty.conf, see `agent-resume init kitty`)");
     };
     let Some(key) = to.to_str().map(|t| format!("{HOST}{t}")) else {
         bail!("the kitty address is not UTF-8");
     };
-    let ls = Kitty::new(program(), to).ls()?;
     let db = paths::db(o)?;
+    let lock_path = db.with_file_name("kitty.lock");
+    if let Some(dir) = lock_path.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make {}", paths::show(dir)))?;
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open {}", paths::show(&lock_path)))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .with_context(|| format!("cannot lock {}", paths::show(&lock_path)))?;
+    let ls = Kitty::new(program(), to).ls()?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
     let previous: Option<Snapshot> = store
@@ -104,7 +156,7 @@ fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {
         PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes())
     });
     store.save_host_layout(&key, &serde_json::to_string(&snap)?, when::now())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(snap)
 }
 
 /// How many of the most recently saved kitty instances are asked whether

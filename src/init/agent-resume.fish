@@ -25,6 +25,22 @@ function __agent_resume_has_pane
     set -q TMUX_PANE; and test -n "$TMUX_PANE"
 end
 
+# In a kitty window (outside tmux) the pane id is this window's own: asked
+# of `agent-resume kitty pane` once per window (the id kitty started the
+# window with, the one the window had at the last save, or a fresh one),
+# never one inherited from another window or another kitty.
+if set -q KITTY_WINDOW_ID; and set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; and not set -q TMUX
+    if not set -q AGENT_RESUME_KITTY_WINDOW; or test "$AGENT_RESUME_KITTY_WINDOW" != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+        set -l id ($__agent_resume_bin kitty pane 2>/dev/null </dev/null)
+        if test $status -eq 0; and test -n "$id"
+            set -gx AGENT_RESUME_PANE $id
+        else
+            set -e AGENT_RESUME_PANE
+        end
+        set -gx AGENT_RESUME_KITTY_WINDOW "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+    end
+end
+
 function __agent_resume_is_agent --argument-names line
     for w in (string split -n ' ' -- $line)
         # A resume line quotes every word: `'claude'`.

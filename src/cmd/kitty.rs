@@ -16,12 +16,14 @@
 //! at its first prompt. `--dry-run` plans the same and changes nothing: no
 //! file written, nothing armed or swept, no telemetry.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_resume_core::{PaneId, Shell};
+use agent_resume_core::{PaneId, PanePlan, Shell};
+
+use super::plan::Place;
 use agent_resume_kitty::{session_file, shell_of, snapshot, to_layout, Kitty, Snapshot, PANE_ENV};
 use agent_resume_store::Store;
 use anyhow::{bail, Context, Result};
@@ -125,7 +127,7 @@ fn pane(args: &PaneArgs, o: &Overrides) -> Result<ExitCode> {
 
 /// Lists the kitty at `to` and stores its snapshot, under a lock shared by
 /// every save (concurrent saves would mint different ids for one window).
-fn save_instance(to: Option<&OsString>, o: &Overrides) -> Result<Snapshot> {
+pub fn save_instance(to: Option<&OsString>, o: &Overrides) -> Result<Snapshot> {
     let Some(to) = to.filter(|t| !t.is_empty()) else {
         bail!("no kitty to save: $KITTY_LISTEN_ON is unset (add `listen_on` to kitty.conf, see `agent-resume init kitty`)");
     };
@@ -258,6 +260,28 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
         Some(p) => p.clone(),
         None => paths::state()?.join("kitty.session"),
     };
+    let made = write_session(&output, args.dry_run, o)?;
+    super::plan::print(&made.plans, &made.places, &made.nothing, args.json)?;
+    if !args.dry_run {
+        eprintln!("session: kitty --session {}", paths::show(&output));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a `kitty session` decided.
+pub struct Made {
+    /// Every planned window.
+    pub plans: Vec<PanePlan>,
+    /// Where each sits (`w<window>.t<tab>.p<window>`) and its directory.
+    pub places: HashMap<PaneId, Place>,
+    /// Why nothing is restored, when `plans` is empty.
+    pub nothing: String,
+}
+
+/// Plans the last snapshot and, unless `dry_run`, arms, reports and writes
+/// the session file to `output` (a file with no window when there is
+/// nothing to restore: kitty then starts one plain shell).
+pub fn write_session(output: &Path, dry_run: bool, o: &Overrides) -> Result<Made> {
     let gate = config::gate_quiet(o);
     let snap = if gate.enabled {
         last_snapshot(o)?
@@ -267,15 +291,17 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
     let snap = match snap {
         Ok(snap) => snap,
         Err(why) => {
-            // kitty still starts from the file: one plain window.
-            if !args.dry_run {
+            if !dry_run {
                 write(
-                    &output,
+                    output,
                     "# kitty session written by agent-resume: nothing to restore\n",
                 )?;
             }
-            super::plan::print(&[], &Default::default(), &why, args.json)?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Made {
+                plans: Vec::new(),
+                places: HashMap::new(),
+                nothing: why,
+            });
         }
     };
     let default_shell = std::env::var("SHELL")
@@ -287,11 +313,11 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
     let places = super::plan::places_of(&layout);
     let keep: HashSet<PaneId> = snap.windows().map(|w| w.id).collect();
     let now = when::now();
-    let decided = decide(o, &layout, now, true, (!args.dry_run).then_some(&keep))?;
+    let decided = decide(o, &layout, now, true, (!dry_run).then_some(&keep))?;
     for w in &decided.warnings {
         eprintln!("agent-resume: {w}");
     }
-    if !args.dry_run {
+    if !dry_run {
         // Armed before the file exists: no shell of it can prompt first.
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);
@@ -302,7 +328,7 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
         for o in &mut snap.os_windows {
             for t in &mut o.tabs {
                 for w in &mut t.windows {
-                    if !std::path::Path::new(&w.cwd).is_dir() {
+                    if !Path::new(&w.cwd).is_dir() {
                         w.cwd.clear();
                     }
                 }
@@ -314,18 +340,13 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
                 eprintln!("agent-resume: a window comes back as a plain shell: {why}");
             }
         }
-        write(&output, &written.text)?;
+        write(output, &written.text)?;
     }
-    super::plan::print(
-        &decided.plans,
-        &places,
-        "the saved kitty has no window",
-        args.json,
-    )?;
-    if !args.dry_run {
-        eprintln!("session: kitty --session {}", paths::show(&output));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Made {
+        plans: decided.plans,
+        places,
+        nothing: "the saved kitty has no window".to_owned(),
+    })
 }
 
 /// Writes the session file (its directory made when missing).

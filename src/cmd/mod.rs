@@ -5,6 +5,7 @@ pub mod build;
 pub mod completions;
 pub mod continue_;
 pub mod demo;
+pub mod demo_kitty;
 pub mod doctor;
 pub mod enable;
 pub mod explain;

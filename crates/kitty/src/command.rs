@@ -1,4 +1,5 @@
-//! The only code that runs kitty: `kitty @ --to unix:SOCKET ls`, as argv.
+//! The only code that runs `kitty @`: `ls` (and, for the demo's own
+//! windows, `send-text` and `get-text`), as argv.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -40,13 +41,12 @@ impl Kitty {
         }
     }
 
-    /// Lists OS windows → tabs → windows.
-    pub fn ls(&self) -> Result<Vec<LsOsWindow>, KittyError> {
+    fn at(&self, args: &[&str]) -> Result<Vec<u8>, KittyError> {
         let out = Command::new(&self.program)
             .arg("@")
             .arg("--to")
             .arg(&self.to)
-            .arg("ls")
+            .args(args)
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()
@@ -54,6 +54,24 @@ impl Kitty {
         if !out.status.success() {
             return Err(KittyError::Failed);
         }
-        Ok(parse_ls(&out.stdout)?)
+        Ok(out.stdout)
+    }
+
+    /// Types `text` into window `window` (`send-text`; kitty reads Python
+    /// escapes in it, so `\\r` is Enter). For the demo's own windows only.
+    pub fn send_text(&self, window: u64, text: &str) -> Result<(), KittyError> {
+        self.at(&["send-text", "--match", &format!("id:{window}"), text])
+            .map(drop)
+    }
+
+    /// The text on window `window`'s screen.
+    pub fn screen(&self, window: u64) -> Result<String, KittyError> {
+        self.at(&["get-text", "--match", &format!("id:{window}")])
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Lists OS windows → tabs → windows.
+    pub fn ls(&self) -> Result<Vec<LsOsWindow>, KittyError> {
+        Ok(parse_ls(&self.at(&["ls"])?)?)
     }
 }

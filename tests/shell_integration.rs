@@ -33,8 +33,6 @@ use serde_json::{json, Value};
 
 /// The pane id every shell is started with.
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
-/// Session ids the fake agent "reports".
-
 /// Every shell's prompt (rc files set it), so the harness can count prompts.
 const PROMPT: &str = "READY$";
 

@@ -112,7 +112,16 @@ pub fn snapshot(
             *env_count.entry(v.as_str()).or_default() += 1;
         }
     }
+    // Ids the previous save gave windows that still run are theirs first,
+    // whatever order kitty lists windows in: a window that copied another's
+    // environment (`launch --copy-env`) never takes its id.
     let mut used = BTreeSet::new();
+    let reserved: BTreeSet<PaneId> = ls
+        .iter()
+        .flat_map(|o| &o.tabs)
+        .flat_map(|t| &t.windows)
+        .filter_map(|w| known.get(&(w.id, w.pid)).copied())
+        .collect();
     let landing = ls
         .iter()
         .position(|o| o.is_focused)
@@ -130,7 +139,8 @@ pub fn snapshot(
                     .env
                     .get(PANE_ENV)
                     .filter(|v| env_count.get(v.as_str()) == Some(&1))
-                    .and_then(|v| v.parse::<PaneId>().ok());
+                    .and_then(|v| v.parse::<PaneId>().ok())
+                    .filter(|id| !reserved.contains(id));
                 let id = [known.get(&(w.id, w.pid)).copied(), from_env]
                     .into_iter()
                     .flatten()
@@ -313,6 +323,20 @@ mod tests {
         let again = snapshot(&listing, Some(&prev), || id(200));
         let ids: Vec<_> = again.windows().map(|w| w.id).collect();
         assert_eq!(ids, [id(1), id(102)]);
+    }
+
+    #[test]
+    fn a_window_that_copied_another_windows_environment_never_takes_its_id() {
+        // Window 2 was opened by the user and given id 5 at a save; window 1,
+        // listed first, was launched with a copy of its environment.
+        let prev = snapshot(&ls(vec![vec![win(2, 20, None, true)]], 0), None, || id(5));
+        let listing = ls(
+            vec![vec![win(1, 10, Some(id(5)), false), win(2, 20, None, true)]],
+            0,
+        );
+        let snap = snapshot(&listing, Some(&prev), || id(6));
+        let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(6), id(5)]);
     }
 
     #[test]

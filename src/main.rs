@@ -84,6 +84,8 @@ enum Command {
     Run(cmd::run::Args),
     /// The tmux host: save the layout snapshot, restore agent panes.
     Tmux(cmd::tmux::Args),
+    /// The kitty host: save the snapshot, write a restoring session file.
+    Kitty(cmd::kitty::Args),
     /// A self-contained tour: stand-in agents in a private tmux server, a restart, a restore.
     Demo(cmd::demo::Args),
     /// Every agent session on this machine, from the agents' own stores, newest first.
@@ -132,6 +134,7 @@ fn main() -> ExitCode {
         Command::UninstallHooks(args) => cmd::hooks::run(args, false),
         Command::Run(args) => cmd::run::run(args, &paths),
         Command::Tmux(args) => cmd::tmux::run(args, &paths),
+        Command::Kitty(args) => cmd::kitty::run(args, &paths),
         Command::Demo(args) => cmd::demo::run(args),
         Command::Sessions(args) => cmd::sessions::run(args),
         Command::Resume(args) => cmd::resume::run(args),

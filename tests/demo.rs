@@ -79,3 +79,59 @@ fn demo_resumes_the_three_stand_in_agents_and_leaves_the_unsafe_pane_a_shell() {
     );
     assert!(stdout.contains(r#"{"agent":"claude","outcome":"directory_gone","posture_carried":false,"age_band":"le_1h"}"#));
 }
+
+#[test]
+fn demo_on_kitty_resumes_the_three_stand_in_agents_after_kitty_is_killed() {
+    for tool in ["kitty", "Xvfb", "bash"] {
+        let found = std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()));
+        assert!(
+            found,
+            "{tool} is needed by this test and is not installed (apt-get install kitty xvfb libgl1-mesa-dri)"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
+        .args(["demo", "--host", "kitty"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "demo failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdicts = stdout
+        .split("== verdicts after the restart ==")
+        .nth(1)
+        .expect("verdicts printed");
+    let rows: Vec<&str> = verdicts
+        .lines()
+        .skip_while(|l| !l.starts_with("pane "))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        rows.iter()
+            .map(|l| l.split_whitespace().next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        ["w0.t0.p0", "w0.t0.p1", "w0.t1.p0", "w1.t0.p0", "w1.t0.p1"],
+        "{stdout}"
+    );
+    assert_eq!(
+        rows.iter().filter(|l| l.contains("  resume  ")).count(),
+        3,
+        "{stdout}"
+    );
+    assert!(rows[4].contains("directory_gone"), "{stdout}");
+    let ran = stdout
+        .split("== 4. what each resumed window now runs")
+        .nth(1)
+        .expect("argv printed");
+    for argv in [
+        "claude --model opus --permission-mode acceptEdits --resume ",
+        "codex --model gpt-5 --sandbox workspace-write resume ",
+        "gemini --model gemini-2.5-pro --resume ",
+    ] {
+        assert!(ran.contains(argv), "{stdout}");
+    }
+}

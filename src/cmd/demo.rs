@@ -34,11 +34,22 @@ pub struct Args {
     /// Keep the temporary directory (and print where it is).
     #[arg(long)]
     keep: bool,
+    /// The host to tour.
+    #[arg(long, value_enum, default_value = "tmux")]
+    host: Host,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Host {
+    /// A private tmux server.
+    Tmux,
+    /// kitty under a private Xvfb display (needs kitty and Xvfb).
+    Kitty,
 }
 
 const CLAUDE: &str = r#"#!/bin/sh
 # Stand-in for Claude Code, for the agent-resume demo. Not the real agent.
-printf '%s\n' claude "$@" > "$DEMO_DIR/ran/$(printf %s "$TMUX_PANE" | tr -d %)"
+printf '%s\n' claude "$@" > "$DEMO_DIR/ran/$(printf %s "${TMUX_PANE:-$AGENT_RESUME_PANE}" | tr -d %)"
 case " $* " in
   *" --resume "*) echo "[stand-in claude] resumed: $*" ;;
   *) id=$(cat /proc/sys/kernel/random/uuid)
@@ -51,7 +62,7 @@ exec sleep 86400
 
 const CODEX: &str = r#"#!/bin/sh
 # Stand-in for the Codex CLI, for the agent-resume demo. Not the real agent.
-printf '%s\n' codex "$@" > "$DEMO_DIR/ran/$(printf %s "$TMUX_PANE" | tr -d %)"
+printf '%s\n' codex "$@" > "$DEMO_DIR/ran/$(printf %s "${TMUX_PANE:-$AGENT_RESUME_PANE}" | tr -d %)"
 case " $* " in
   *" resume "*) echo "[stand-in codex] resumed: $*" ;;
   *) id=$(cat /proc/sys/kernel/random/uuid)
@@ -63,7 +74,7 @@ exec sleep 86400
 
 const GEMINI: &str = r#"#!/bin/sh
 # Stand-in for the Gemini CLI, for the agent-resume demo. Not the real agent.
-printf '%s\n' gemini "$@" > "$DEMO_DIR/ran/$(printf %s "$TMUX_PANE" | tr -d %)"
+printf '%s\n' gemini "$@" > "$DEMO_DIR/ran/$(printf %s "${TMUX_PANE:-$AGENT_RESUME_PANE}" | tr -d %)"
 case " $* " in
   *" --resume "*) echo "[stand-in gemini] resumed: $*" ;;
   *) id=$(cat /proc/sys/kernel/random/uuid)
@@ -96,7 +107,11 @@ fn write_exec(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
-fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) -> Result<()> {
+pub(super) fn wait_for(
+    what: &str,
+    timeout: Duration,
+    mut done: impl FnMut() -> bool,
+) -> Result<()> {
     let start = Instant::now();
     while !done() {
         if start.elapsed() > timeout {
@@ -173,7 +188,7 @@ fn set_up(dir: &Path) -> Result<Overrides> {
     Ok(Overrides::default())
 }
 
-fn print_recordings(o: &Overrides) -> Result<()> {
+pub(super) fn print_recordings(o: &Overrides) -> Result<()> {
     let loaded = load_or_empty(&paths::db(o)?, &OpenOptions::default());
     println!("\n== recorded (what capture stored, per pane) ==");
     for (pane, row) in loaded.stored() {
@@ -195,7 +210,7 @@ fn print_recordings(o: &Overrides) -> Result<()> {
     Ok(())
 }
 
-fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()> {
+pub(super) fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()> {
     println!("\n== verdicts after the restart ==");
     let mut out = std::io::stdout().lock();
     plan::write_table(&mut out, &plan::sorted(plans, places), places)?;
@@ -203,7 +218,7 @@ fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()>
     Ok(())
 }
 
-fn print_telemetry() -> Result<()> {
+pub(super) fn print_telemetry() -> Result<()> {
     let (events, _) = telemetry_file::read(&telemetry_file::path()?)?;
     println!("\n== telemetry events (closed enums only) ==");
     for e in events {
@@ -427,7 +442,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let o = set_up(&dir)?;
     println!("agent-resume demo — stand-in agents (small scripts, not the real CLIs), a temporary database in {}", paths::show(&dir));
-    if which("tmux") && which("bash") {
+    if matches!(args.host, Host::Kitty) {
+        for tool in ["kitty", "Xvfb", "bash"] {
+            if !which(tool) {
+                bail!("`demo --host kitty` needs {tool}, which is not installed (apt-get install kitty xvfb libgl1-mesa-dri)");
+            }
+        }
+        super::demo_kitty::tour(&dir, &o)?;
+    } else if which("tmux") && which("bash") {
         with_tmux(&mut tour, &o)?;
     } else {
         println!("tmux or bash is not installed: walking a synthetic layout instead");

@@ -17,6 +17,9 @@ pub enum Target {
     /// tmux hooks keeping the layout snapshot current; load with the one
     /// line `run-shell 'agent-resume init tmux | tmux source-file -'`.
     Tmux,
+    /// The kitty.conf lines that put kitty's remote control on a socket of
+    /// this user's (the shell integration saves the snapshot at each prompt).
+    Kitty,
 }
 
 #[derive(clap::Args)]
@@ -47,11 +50,24 @@ pub fn script(target: Target) -> String {
         Target::Zsh => ZSH,
         Target::Fish => FISH,
         Target::Tmux => return tmux_hooks(),
+        Target::Kitty => return KITTY_CONF.to_owned(),
     };
     template
         .replace("@AGENT_RESUME_BIN@", &bin)
         .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
 }
+
+/// The kitty.conf lines (kitty 0.26 and current kitty read both the same
+/// way: kitty expands `${XDG_RUNTIME_DIR}` and appends `-<kitty pid>` to the
+/// socket path, one socket per instance, in a directory only this user can
+/// enter; `socket-only` refuses remote control from programs in windows
+/// that do not use that socket).
+pub const KITTY_CONF: &str = "\
+# agent-resume: kitty remote control on a socket of yours; the shell
+# integration saves the kitty snapshot at each prompt.
+allow_remote_control socket-only
+listen_on unix:${XDG_RUNTIME_DIR}/kitty
+";
 
 /// tmux events after which the snapshot is saved again.
 pub const TMUX_EVENTS: &[&str] = &[

@@ -49,6 +49,21 @@ __agent_resume_has_pane() {
   [ -n "${AGENT_RESUME_PANE-}" ] || [ -n "${TMUX_PANE-}" ]
 }
 
+# In a kitty window (outside tmux) the pane id is this window's own: asked
+# of `agent-resume kitty pane` once per window (the id kitty started the
+# window with, the one the window had at the last save, or a fresh one),
+# never one inherited from another window or another kitty.
+if [ -n "${KITTY_WINDOW_ID-}" ] && [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] \
+  && [ "${AGENT_RESUME_KITTY_WINDOW-}" != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID" ]; then
+  if AGENT_RESUME_PANE=$("$__agent_resume_bin" kitty pane 2>/dev/null </dev/null) \
+    && [ -n "$AGENT_RESUME_PANE" ]; then
+    export AGENT_RESUME_PANE
+  else
+    unset AGENT_RESUME_PANE
+  fi
+  export AGENT_RESUME_KITTY_WINDOW="$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+fi
+
 # The last history entry without its number.
 __agent_resume_last() {
   local entry
@@ -156,8 +171,16 @@ __agent_resume_precmd() {
   fi
   __agent_resume_seen=${entry:-none}
   __agent_resume_first
+  __agent_resume_kitty_save
   # Last: the prompt is published only once nothing else runs before it.
   __agent_resume_publish
+}
+
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+__agent_resume_kitty_save() {
+  [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] || return 0
+  ( "$__agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 & )
 }
 
 __agent_resume_first() {

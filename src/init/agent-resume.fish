@@ -38,6 +38,22 @@ function __agent_resume_has_pane
     set -q TMUX_PANE; and test -n "$TMUX_PANE"
 end
 
+# In a kitty window (outside tmux) the pane id is this window's own: asked
+# of `agent-resume kitty pane` once per window (the id kitty started the
+# window with, the one the window had at the last save, or a fresh one),
+# never one inherited from another window or another kitty.
+if set -q KITTY_WINDOW_ID; and set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; and not set -q TMUX
+    if not set -q AGENT_RESUME_KITTY_WINDOW; or test "$AGENT_RESUME_KITTY_WINDOW" != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+        set -l id ($__agent_resume_bin kitty pane 2>/dev/null </dev/null)
+        if test $status -eq 0; and test -n "$id"
+            set -gx AGENT_RESUME_PANE $id
+        else
+            set -e AGENT_RESUME_PANE
+        end
+        set -gx AGENT_RESUME_KITTY_WINDOW "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+    end
+end
+
 function __agent_resume_is_agent --argument-names line
     for w in (string split -n ' ' -- $line)
         # A resume line quotes every word: `'claude'`.
@@ -165,12 +181,22 @@ end
 
 set -g __agent_resume_seq 0
 
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+function __agent_resume_kitty_save
+    set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; or return 0
+    set -q TMUX; and test -n "$TMUX"; and return 0
+    command $__agent_resume_bin kitty save </dev/null >/dev/null 2>&1 &
+    disown 2>/dev/null
+end
+
 # At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
 # reads whether `tmux restore` left this pane a line to take (its id).
 # The first prompt's question goes before it; while a question is
 # outstanding, a line is about to run and the prompt is not published.
 function __agent_resume_publish --on-event fish_prompt
     functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
+    __agent_resume_kitty_save
     test -z "$__agent_resume_asked"; or return 0
     __agent_resume_in_tmux; or return 0
     set -g __agent_resume_seq (math $__agent_resume_seq + 1)

@@ -44,6 +44,21 @@ _agent_resume_has_pane() {
   [[ -n ${AGENT_RESUME_PANE-} || -n ${TMUX_PANE-} ]]
 }
 
+# In a kitty window (outside tmux) the pane id is this window's own: asked
+# of `agent-resume kitty pane` once per window (the id kitty started the
+# window with, the one the window had at the last save, or a fresh one),
+# never one inherited from another window or another kitty.
+if [[ -n ${KITTY_WINDOW_ID-} && -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} \
+  && ${AGENT_RESUME_KITTY_WINDOW-} != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID" ]]; then
+  if AGENT_RESUME_PANE=$("$_agent_resume_bin" kitty pane 2>/dev/null </dev/null) \
+    && [[ -n $AGENT_RESUME_PANE ]]; then
+    export AGENT_RESUME_PANE
+  else
+    unset AGENT_RESUME_PANE
+  fi
+  export AGENT_RESUME_KITTY_WINDOW="$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+fi
+
 # Inside tmux, with a pane tmux named (`%N`).
 _agent_resume_in_tmux() {
   emulate -L zsh
@@ -109,8 +124,16 @@ _agent_resume_precmd() {
     _agent_resume_ended $st
   fi
   _agent_resume_first
+  _agent_resume_kitty_save
   # Last: the prompt is published only once nothing else runs before it.
   _agent_resume_publish
+}
+
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# at each prompt, so it is current whenever kitty ends.
+_agent_resume_kitty_save() {
+  [[ -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} ]] || return 0
+  "$_agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 &!
 }
 
 _agent_resume_first() {

@@ -1,0 +1,389 @@
+//! Pure parts: the snapshot stored in the database, built from a listing,
+//! and its mapping onto the host-neutral restore layout.
+//!
+//! kitty → model: each OS window is a window of the model (the OS window
+//! focused last is the landing window), each kitty tab is a tab (the OS
+//! window's active tab is the active tab), and each tab's active kitty
+//! window is its focused leaf.
+//!
+//! Pane ids: a window keeps the id it had at the previous save when kitty's
+//! window id and first process are the same; else a restored window's
+//! `AGENT_RESUME_PANE` (set by `launch --env`, which kitty lists as the
+//! window's own environment) when no other window lists the same value;
+//! else a fresh one. A copied environment never hands one id to two windows.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+use agent_resume_core::{Layout, PaneId, PaneSpec, Shell, Tab, Window};
+use serde::{Deserialize, Serialize};
+
+use crate::listing::LsOsWindow;
+use crate::value::{literal, Value, MAX_DIRECTORY, MAX_NAME};
+
+/// The environment variable that names a window's pane id.
+pub const PANE_ENV: &str = "AGENT_RESUME_PANE";
+
+/// A saved kitty window (a pane).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowSnap {
+    /// kitty's window id at the save.
+    pub kitty_id: u64,
+    /// The window's first process at the save.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// Stable id.
+    pub id: PaneId,
+    /// Directory at the save, as kitty listed it.
+    pub cwd: String,
+    /// The window's shell, when it is one agent-resume knows.
+    #[serde(default)]
+    pub shell: Option<Shell>,
+}
+
+/// A saved tab.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabSnap {
+    /// kitty's layout name (empty when unknown).
+    #[serde(default)]
+    pub layout: String,
+    /// Index of the active window.
+    pub active_window: usize,
+    /// Windows in order.
+    pub windows: Vec<WindowSnap>,
+}
+
+/// A saved OS window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OsWindowSnap {
+    /// The OS window focused last.
+    pub landing: bool,
+    /// Index of the active tab.
+    pub active_tab: usize,
+    /// Tabs in order.
+    pub tabs: Vec<TabSnap>,
+}
+
+/// A saved kitty instance.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// OS windows in kitty's order.
+    pub os_windows: Vec<OsWindowSnap>,
+}
+
+impl Snapshot {
+    /// Every saved window, in order.
+    pub fn windows(&self) -> impl Iterator<Item = &WindowSnap> {
+        self.os_windows
+            .iter()
+            .flat_map(|o| &o.tabs)
+            .flat_map(|t| &t.windows)
+    }
+}
+
+/// The shell a program path names (`/usr/bin/zsh`, `-zsh`).
+pub fn shell_of(program: &str) -> Option<Shell> {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    match base.trim_start_matches('-') {
+        "bash" => Some(Shell::Bash),
+        "zsh" => Some(Shell::Zsh),
+        "fish" => Some(Shell::Fish),
+        "sh" | "dash" => Some(Shell::Sh),
+        _ => None,
+    }
+}
+
+/// Builds a snapshot from a listing. `previous` is this instance's last
+/// snapshot; `fresh` mints an id for a window that has none.
+pub fn snapshot(
+    ls: &[LsOsWindow],
+    previous: Option<&Snapshot>,
+    mut fresh: impl FnMut() -> PaneId,
+) -> Snapshot {
+    let known: BTreeMap<(u64, Option<u32>), PaneId> = previous
+        .into_iter()
+        .flat_map(Snapshot::windows)
+        .map(|w| ((w.kitty_id, w.pid), w.id))
+        .collect();
+    let mut env_count: BTreeMap<&str, usize> = BTreeMap::new();
+    for w in ls.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows) {
+        if let Some(v) = w.env.get(PANE_ENV) {
+            *env_count.entry(v.as_str()).or_default() += 1;
+        }
+    }
+    // Ids the previous save gave windows that still run are theirs first,
+    // whatever order kitty lists windows in: a window that copied another's
+    // environment (`launch --copy-env`) never takes its id.
+    let mut used = BTreeSet::new();
+    let reserved: BTreeSet<PaneId> = ls
+        .iter()
+        .flat_map(|o| &o.tabs)
+        .flat_map(|t| &t.windows)
+        .filter_map(|w| known.get(&(w.id, w.pid)).copied())
+        .collect();
+    let landing = ls
+        .iter()
+        .position(|o| o.is_focused)
+        .or_else(|| ls.iter().position(|o| o.last_focused))
+        .or(ls.len().checked_sub(1));
+    let mut snap = Snapshot::default();
+    for (oi, o) in ls.iter().enumerate() {
+        let mut tabs = Vec::new();
+        let mut active_tab = 0;
+        for t in &o.tabs {
+            let mut windows = Vec::new();
+            let mut active_window = 0;
+            for w in &t.windows {
+                let from_env = w
+                    .env
+                    .get(PANE_ENV)
+                    .filter(|v| env_count.get(v.as_str()) == Some(&1))
+                    .and_then(|v| v.parse::<PaneId>().ok())
+                    .filter(|id| !reserved.contains(id));
+                let id = [known.get(&(w.id, w.pid)).copied(), from_env]
+                    .into_iter()
+                    .flatten()
+                    .find(|id| !used.contains(id))
+                    .unwrap_or_else(&mut fresh);
+                used.insert(id);
+                if w.is_active {
+                    active_window = windows.len();
+                }
+                let cwd = if w.cwd.len() <= MAX_DIRECTORY {
+                    w.cwd.clone()
+                } else {
+                    String::new()
+                };
+                windows.push(WindowSnap {
+                    kitty_id: w.id,
+                    pid: w.pid,
+                    id,
+                    cwd,
+                    shell: w.cmdline.first().and_then(|p| shell_of(p)),
+                });
+            }
+            if windows.is_empty() {
+                continue;
+            }
+            if t.is_active {
+                active_tab = tabs.len();
+            }
+            let layout = if t.layout.len() <= MAX_NAME {
+                t.layout.clone()
+            } else {
+                String::new()
+            };
+            tabs.push(TabSnap {
+                layout,
+                active_window,
+                windows,
+            });
+        }
+        if tabs.is_empty() {
+            continue;
+        }
+        snap.os_windows.push(OsWindowSnap {
+            landing: landing == Some(oi),
+            active_tab,
+            tabs,
+        });
+    }
+    snap
+}
+
+/// The directory a window comes back in: its saved one when a session file
+/// holds it exactly, else `None` (the window comes back as a plain shell).
+pub fn restorable_cwd(w: &WindowSnap) -> Option<PathBuf> {
+    literal(Value::Directory, OsStr::new(&w.cwd))
+        .ok()
+        .map(PathBuf::from)
+}
+
+/// Maps a snapshot onto the restore layout; a window of unknown shell is
+/// planned as `default_shell`.
+pub fn to_layout(snap: &Snapshot, default_shell: Shell) -> Layout {
+    let windows = snap
+        .os_windows
+        .iter()
+        .map(|o| Window {
+            landing: o.landing,
+            visible: true,
+            active_tab: o.active_tab,
+            tabs: o
+                .tabs
+                .iter()
+                .map(|t| Tab {
+                    focused_pane: t.windows.get(t.active_window).map(|w| w.id),
+                    panes: t
+                        .windows
+                        .iter()
+                        .map(|w| PaneSpec {
+                            id: w.id,
+                            cwd: restorable_cwd(w),
+                            shared_viewer: false,
+                            shell: w.shell.unwrap_or(default_shell),
+                            has_input: false,
+                            queued_command: false,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    Layout {
+        startup: true,
+        windows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::listing::{LsTab, LsWindow};
+
+    fn id(n: u8) -> PaneId {
+        PaneId::from_bytes([n; 16])
+    }
+
+    fn win(kid: u64, pid: u32, env: Option<PaneId>, active: bool) -> LsWindow {
+        LsWindow {
+            id: kid,
+            is_active: active,
+            pid: Some(pid),
+            cwd: format!("/tmp/w{kid}"),
+            cmdline: vec!["/usr/bin/zsh".into()],
+            env: env
+                .map(|e| [(PANE_ENV.to_owned(), e.to_string())].into())
+                .unwrap_or_default(),
+            ..LsWindow::default()
+        }
+    }
+
+    fn ls(windows: Vec<Vec<LsWindow>>, focused: usize) -> Vec<LsOsWindow> {
+        windows
+            .into_iter()
+            .enumerate()
+            .map(|(i, ws)| LsOsWindow {
+                id: i as u64 + 1,
+                is_focused: i == focused,
+                last_focused: false,
+                tabs: vec![LsTab {
+                    id: i as u64 + 1,
+                    is_active: true,
+                    layout: "splits".into(),
+                    windows: ws,
+                }],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn restored_windows_keep_their_launch_id_and_others_get_fresh_ones() {
+        let mut n = 100;
+        let snap = snapshot(
+            &ls(
+                vec![vec![win(1, 10, Some(id(1)), false), win(2, 20, None, true)]],
+                0,
+            ),
+            None,
+            || {
+                n += 1;
+                id(n)
+            },
+        );
+        let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(1), id(101)]);
+        assert_eq!(snap.os_windows[0].tabs[0].active_window, 1);
+        assert_eq!(
+            snap.windows().next().map(|w| w.shell),
+            Some(Some(Shell::Zsh))
+        );
+    }
+
+    #[test]
+    fn a_copied_pane_environment_never_gives_two_windows_one_id() {
+        let mut n = 100;
+        let listing = ls(
+            vec![vec![
+                win(1, 10, Some(id(1)), true),
+                win(2, 20, Some(id(1)), false),
+            ]],
+            0,
+        );
+        let snap = snapshot(&listing, None, || {
+            n += 1;
+            id(n)
+        });
+        let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(101), id(102)]);
+        // With the first window known from the previous save, it keeps its id.
+        let mut prev = snap.clone();
+        prev.os_windows[0].tabs[0].windows[0].id = id(1);
+        let again = snapshot(&listing, Some(&prev), || id(200));
+        let ids: Vec<_> = again.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(1), id(102)]);
+    }
+
+    #[test]
+    fn a_window_that_copied_another_windows_environment_never_takes_its_id() {
+        // Window 2 was opened by the user and given id 5 at a save; window 1,
+        // listed first, was launched with a copy of its environment.
+        let prev = snapshot(&ls(vec![vec![win(2, 20, None, true)]], 0), None, || id(5));
+        let listing = ls(
+            vec![vec![win(1, 10, Some(id(5)), false), win(2, 20, None, true)]],
+            0,
+        );
+        let snap = snapshot(&listing, Some(&prev), || id(6));
+        let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(6), id(5)]);
+    }
+
+    #[test]
+    fn a_window_keeps_its_id_across_saves_only_with_the_same_first_process() {
+        let first = snapshot(&ls(vec![vec![win(1, 10, None, true)]], 0), None, || id(7));
+        let same = snapshot(
+            &ls(vec![vec![win(1, 10, None, true)]], 0),
+            Some(&first),
+            || id(8),
+        );
+        assert_eq!(same.windows().next().map(|w| w.id), Some(id(7)));
+        let reused = snapshot(
+            &ls(vec![vec![win(1, 11, None, true)]], 0),
+            Some(&first),
+            || id(8),
+        );
+        assert_eq!(reused.windows().next().map(|w| w.id), Some(id(8)));
+    }
+
+    #[test]
+    fn the_focused_os_window_lands_and_tabs_map_to_tabs() {
+        let listing = ls(
+            vec![
+                vec![win(1, 10, Some(id(1)), true)],
+                vec![win(2, 20, Some(id(2)), true)],
+            ],
+            1,
+        );
+        let snap = snapshot(&listing, None, || id(9));
+        let layout = to_layout(&snap, Shell::Bash);
+        assert_eq!(layout.windows.len(), 2);
+        assert!(!layout.windows[0].landing && layout.windows[1].landing);
+        assert_eq!(layout.windows[1].tabs[0].focused_pane, Some(id(2)));
+        assert_eq!(
+            layout.windows[0].tabs[0].panes[0].cwd,
+            Some(PathBuf::from("/tmp/w1"))
+        );
+    }
+
+    #[test]
+    fn a_directory_a_session_file_cannot_hold_comes_back_without_one() {
+        let mut w = win(1, 10, Some(id(1)), true);
+        w.cwd = "/tmp/$HOME".into();
+        let layout = to_layout(
+            &snapshot(&ls(vec![vec![w]], 0), None, || id(9)),
+            Shell::Bash,
+        );
+        assert_eq!(layout.windows[0].tabs[0].panes[0].cwd, None);
+    }
+}

@@ -1,0 +1,346 @@
+//! The session-file value boundary: every value agent-resume writes into a
+//! kitty session file passes [`literal`], which returns the exact text to
+//! write or a typed refusal.
+//!
+//! A session file is another interpreter. kitty (0.26.5 and current,
+//! `kitty/session.py`) reads it with Python's `str.splitlines`, so a line
+//! ends at `\n`, `\r`, `\v`, `\f`, `\x1c`–`\x1e`, `\x85`, U+2028 and U+2029;
+//! it `strip`s each line of Python whitespace and splits the command from
+//! its value at the first run of whitespace. Current kitty expands `$VAR`,
+//! `${VAR}` and `$$` in every value but `launch`'s and runs `expanduser` on
+//! `cd`; every kitty expands `~` and `$VAR` again when it starts the window
+//! (`os.path.expandvars(os.path.expanduser(cwd))` in `child.py`) and then
+//! normalises it (`os.path.abspath`: `//`, `.`, `..` and a trailing `/`
+//! change the path). `launch` values are split like a POSIX shell would.
+//!
+//! So a directory is written as it is after `cd ` and must be UTF-8,
+//! absolute, normal, free of `$`, control characters and line breaks, and
+//! end in no whitespace; layouts, environment assignments and shell names
+//! are drawn from small alphabets that need no quoting. Anything else is
+//! refused with a [`Refusal`], never repaired.
+
+use std::ffi::OsStr;
+use std::fmt;
+
+use thiserror::Error;
+
+/// Where a value goes in a session file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Value {
+    /// A window's directory (`cd DIR`).
+    Directory = 1,
+    /// A tab's layout name (`layout NAME`).
+    Layout = 2,
+    /// An environment assignment (`launch --env NAME=VALUE`).
+    Environment = 3,
+    /// The program a window starts (`launch … PROGRAM`).
+    Program = 4,
+}
+
+impl Value {
+    /// Every kind, in discriminant order.
+    pub const VARIANTS: &'static [Value] = &[
+        Value::Directory,
+        Value::Layout,
+        Value::Environment,
+        Value::Program,
+    ];
+
+    /// A stable name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Value::Directory => "directory",
+            Value::Layout => "layout",
+            Value::Environment => "environment assignment",
+            Value::Program => "program",
+        }
+    }
+}
+
+/// Why a value cannot be written into a session file exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Refusal {
+    /// Empty.
+    Empty = 1,
+    /// Longer than [`MAX_DIRECTORY`] or [`MAX_NAME`].
+    TooLong = 2,
+    /// Not UTF-8 (kitty reads the file as text).
+    NotUtf8 = 3,
+    /// A character Python's `splitlines` ends a line at.
+    LineBreak = 4,
+    /// Another control character (C0, DEL or C1).
+    ControlCharacter = 5,
+    /// Whitespace kitty's `strip` would drop at the end.
+    EdgeWhitespace = 6,
+    /// `$` (kitty expands variables) or a leading `~` (home).
+    Expansion = 7,
+    /// A relative directory.
+    NotAbsolute = 8,
+    /// A directory kitty's `abspath` would change (`//`, `.`, `..`, a
+    /// trailing `/`).
+    NotNormal = 9,
+    /// A character foreign to the value's shape.
+    Foreign = 10,
+}
+
+impl Refusal {
+    /// Every refusal, in discriminant order.
+    pub const VARIANTS: &'static [Refusal] = &[
+        Refusal::Empty,
+        Refusal::TooLong,
+        Refusal::NotUtf8,
+        Refusal::LineBreak,
+        Refusal::ControlCharacter,
+        Refusal::EdgeWhitespace,
+        Refusal::Expansion,
+        Refusal::NotAbsolute,
+        Refusal::NotNormal,
+        Refusal::Foreign,
+    ];
+
+    /// A stable name for messages and telemetry.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Empty => "empty",
+            Refusal::TooLong => "too long",
+            Refusal::NotUtf8 => "is not UTF-8",
+            Refusal::LineBreak => "holds a line break",
+            Refusal::ControlCharacter => "holds a control character",
+            Refusal::EdgeWhitespace => "ends in whitespace",
+            Refusal::Expansion => "holds `$` or starts with `~`",
+            Refusal::NotAbsolute => "is not absolute",
+            Refusal::NotNormal => "is not normal",
+            Refusal::Foreign => "holds a character foreign to its shape",
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A value refused at the session-file boundary (never echoes the value).
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[error("a {} a kitty session file cannot hold exactly: it {why}", .value.as_str())]
+pub struct Refused {
+    /// Where the value was going.
+    pub value: Value,
+    /// Why it was refused.
+    pub why: Refusal,
+}
+
+/// The longest directory accepted, in bytes (`PATH_MAX` less its NUL).
+pub const MAX_DIRECTORY: usize = 4095;
+
+/// The longest layout, assignment or program name accepted, in bytes.
+pub const MAX_NAME: usize = 256;
+
+/// The characters Python's `str.splitlines` ends a line at.
+pub fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\u{b}'
+            | '\u{c}'
+            | '\u{1c}'
+            | '\u{1d}'
+            | '\u{1e}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// The characters Python's `str.isspace` (and so `strip`) counts as
+/// whitespace.
+pub fn is_python_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | '\u{1c}'..='\u{20}'
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// The text to write for `raw` in position `value`: kitty reads back
+/// exactly `raw`, or it is refused.
+pub fn literal(value: Value, raw: &OsStr) -> Result<&str, Refused> {
+    let refuse = |why| Refused { value, why };
+    let text = raw.to_str().ok_or(refuse(Refusal::NotUtf8))?;
+    if text.is_empty() {
+        return Err(refuse(Refusal::Empty));
+    }
+    let max = match value {
+        Value::Directory => MAX_DIRECTORY,
+        Value::Layout | Value::Environment | Value::Program => MAX_NAME,
+    };
+    if text.len() > max {
+        return Err(refuse(Refusal::TooLong));
+    }
+    if text.chars().any(is_line_break) {
+        return Err(refuse(Refusal::LineBreak));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(refuse(Refusal::ControlCharacter));
+    }
+    match value {
+        Value::Directory => directory(text).map_err(refuse),
+        Value::Layout | Value::Program => {
+            plain(text, |c| c.is_ascii_alphanumeric() || "_-".contains(c)).map_err(refuse)
+        }
+        Value::Environment => {
+            let (name, val) = text.split_once('=').ok_or(refuse(Refusal::Foreign))?;
+            let name_ok = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !name_ok {
+                return Err(refuse(Refusal::Foreign));
+            }
+            plain(val, |c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+                .map(|_| text)
+                .map_err(refuse)
+        }
+    }
+}
+
+fn plain(text: &str, allowed: impl Fn(char) -> bool) -> Result<&str, Refusal> {
+    if text.contains('$') {
+        return Err(Refusal::Expansion);
+    }
+    if text.chars().all(allowed) {
+        Ok(text)
+    } else {
+        Err(Refusal::Foreign)
+    }
+}
+
+fn directory(text: &str) -> Result<&str, Refusal> {
+    if text.starts_with('~') {
+        return Err(Refusal::Expansion);
+    }
+    if !text.starts_with('/') {
+        return Err(Refusal::NotAbsolute);
+    }
+    if text.contains('$') {
+        return Err(Refusal::Expansion);
+    }
+    if text.ends_with(is_python_space) || text.starts_with(is_python_space) {
+        return Err(Refusal::EdgeWhitespace);
+    }
+    if text != "/"
+        && (text.ends_with('/')
+            || text.contains("//")
+            || text.split('/').any(|part| part == "." || part == ".."))
+    {
+        return Err(Refusal::NotNormal);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn dir(text: &str) -> Result<&str, Refusal> {
+        literal(Value::Directory, OsStr::new(text)).map_err(|r| r.why)
+    }
+
+    #[test]
+    fn directories_kitty_reads_back_exactly_are_written_as_they_are() {
+        for ok in [
+            "/",
+            "/tmp",
+            "/tmp/a b",
+            "/tmp/ü ∂",
+            "/tmp/#x",
+            "/tmp/'\"`;|&",
+            "/tmp/~x",
+            "/tmp/a\u{a0}b",
+        ] {
+            assert_eq!(dir(ok), Ok(ok), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn directories_kitty_would_split_expand_or_change_are_refused_with_their_reason() {
+        let cases = [
+            ("", Refusal::Empty),
+            ("tmp", Refusal::NotAbsolute),
+            ("~/x", Refusal::Expansion),
+            ("/tmp/$HOME", Refusal::Expansion),
+            ("/tmp/${HOME}", Refusal::Expansion),
+            ("/tmp/$$", Refusal::Expansion),
+            ("/tmp/a\nlaunch sh", Refusal::LineBreak),
+            ("/tmp/a\rb", Refusal::LineBreak),
+            ("/tmp/a\u{b}b", Refusal::LineBreak),
+            ("/tmp/a\u{c}b", Refusal::LineBreak),
+            ("/tmp/a\u{1c}b", Refusal::LineBreak),
+            ("/tmp/a\u{1d}b", Refusal::LineBreak),
+            ("/tmp/a\u{1e}b", Refusal::LineBreak),
+            ("/tmp/a\u{85}b", Refusal::LineBreak),
+            ("/tmp/a\u{2028}b", Refusal::LineBreak),
+            ("/tmp/a\u{2029}b", Refusal::LineBreak),
+            ("/tmp/a\u{1f}b", Refusal::ControlCharacter),
+            ("/tmp/a\tb", Refusal::ControlCharacter),
+            ("/tmp/a\u{7f}", Refusal::ControlCharacter),
+            ("/tmp/a ", Refusal::EdgeWhitespace),
+            ("/tmp/a\u{3000}", Refusal::EdgeWhitespace),
+            ("/tmp/", Refusal::NotNormal),
+            ("//tmp", Refusal::NotNormal),
+            ("/tmp//a", Refusal::NotNormal),
+            ("/tmp/./a", Refusal::NotNormal),
+            ("/tmp/../a", Refusal::NotNormal),
+        ];
+        for (raw, why) in cases {
+            assert_eq!(dir(raw), Err(why), "{raw:?}");
+        }
+        let bytes = OsString::from_vec(b"/tmp/\xff".to_vec());
+        assert_eq!(
+            literal(Value::Directory, &bytes).map_err(|r| r.why),
+            Err(Refusal::NotUtf8)
+        );
+        let long = format!("/{}", "a".repeat(MAX_DIRECTORY));
+        assert_eq!(dir(&long), Err(Refusal::TooLong));
+    }
+
+    #[test]
+    fn names_and_assignments_outside_their_alphabet_are_refused() {
+        let lit = |v, t: &str| {
+            literal(v, OsStr::new(t))
+                .map(str::to_owned)
+                .map_err(|r| r.why)
+        };
+        assert_eq!(lit(Value::Layout, "splits"), Ok("splits".into()));
+        assert_eq!(lit(Value::Layout, "tall bias"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Program, "zsh"), Ok("zsh".into()));
+        assert_eq!(lit(Value::Program, "$SHELL"), Err(Refusal::Expansion));
+        assert_eq!(lit(Value::Environment, "A_B=1-2.c"), Ok("A_B=1-2.c".into()));
+        assert_eq!(lit(Value::Environment, "A=$B"), Err(Refusal::Expansion));
+        assert_eq!(lit(Value::Environment, "A='b'"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Environment, "1A=b"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Environment, "AB"), Err(Refusal::Foreign));
+    }
+
+    #[test]
+    fn every_refusal_has_a_distinct_name() {
+        let mut names: Vec<_> = Refusal::VARIANTS.iter().map(|r| r.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Refusal::VARIANTS.len());
+        assert_eq!(Value::VARIANTS.len(), 4);
+    }
+}

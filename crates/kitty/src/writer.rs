@@ -1,0 +1,87 @@
+//! Writes a kitty session file from a snapshot: one `new_os_window` block
+//! per OS window, `new_tab` and `layout` per tab, and per window `cd` then
+//! `launch --env AGENT_RESUME_PANE=<id> <shell>`; `focus` after each tab's
+//! active window (up to the active tab, so the active tab is focused last)
+//! and `focus_os_window` in the OS window that lands.
+//!
+//! Every value goes through [`literal`]. A directory it refuses is replaced
+//! by the fallback directory (the window comes back as a plain shell there:
+//! the restore model plans it without a directory); a layout it refuses or
+//! kitty does not name is left out (kitty's default layout).
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+
+use agent_resume_core::PaneId;
+
+use crate::model::{Snapshot, PANE_ENV};
+use crate::value::{literal, Refused, Value};
+
+/// The layouts kitty 0.26 and current kitty both name.
+pub const LAYOUTS: [&str; 7] = [
+    "fat",
+    "grid",
+    "horizontal",
+    "splits",
+    "stack",
+    "tall",
+    "vertical",
+];
+
+/// A written session file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// The file's text.
+    pub text: String,
+    /// Windows whose directory was refused, with why.
+    pub refused: Vec<(PaneId, Refused)>,
+}
+
+/// The session file for `snap`. `fallback` is the directory a window whose
+/// own one is refused starts in (`/` when it is refused too).
+pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
+    let fallback = literal(Value::Directory, fallback).unwrap_or("/");
+    let mut text = String::from("# kitty session written by agent-resume\n");
+    let mut refused = Vec::new();
+    for (oi, o) in snap.os_windows.iter().enumerate() {
+        if oi > 0 {
+            text.push_str("new_os_window\n");
+        }
+        for (ti, t) in o.tabs.iter().enumerate() {
+            text.push_str("new_tab\n");
+            if let Ok(layout) = literal(Value::Layout, OsStr::new(&t.layout)) {
+                if LAYOUTS.contains(&layout) {
+                    let _ = writeln!(text, "layout {layout}");
+                }
+            }
+            for (wi, w) in t.windows.iter().enumerate() {
+                let cwd = match literal(Value::Directory, OsStr::new(&w.cwd)) {
+                    Ok(cwd) => cwd,
+                    Err(why) => {
+                        refused.push((w.id, why));
+                        fallback
+                    }
+                };
+                let _ = writeln!(text, "cd {cwd}");
+                let env = format!("{PANE_ENV}={}", w.id);
+                let Ok(env) = literal(Value::Environment, OsStr::new(&env)) else {
+                    continue;
+                };
+                let _ = write!(text, "launch --env {env}");
+                if let Some(shell) = w.shell {
+                    if let Ok(program) = literal(Value::Program, OsStr::new(shell.as_str())) {
+                        let _ = write!(text, " {program}");
+                    }
+                }
+                text.push('\n');
+                if wi == t.active_window && ti <= o.active_tab {
+                    text.push_str("focus\n");
+                }
+            }
+        }
+        if o.landing {
+            text.push_str("focus_os_window\n");
+        }
+    }
+    Written { text, refused }
+}

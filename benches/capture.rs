@@ -89,16 +89,16 @@ fn observe_benches(c: &mut Criterion) {
         || {
             let o = black_box(&same);
             let held = floor.get(&o.pane);
-            black_box(held.is_some_and(|(a, id)| {
-                *a == o.agent && o.session_id == Some(id.as_str())
-            }));
+            black_box(
+                held.is_some_and(|(a, id)| *a == o.agent && o.session_id == Some(id.as_str())),
+            );
         },
     );
     ratio::report(
         "P1",
         "Capture::observe unchanged",
         "HashMap get + compare",
-        1.2,
+        Some(1.2),
         &p,
     );
 

@@ -63,10 +63,16 @@ pub fn paired(
 }
 
 /// Prints the `ratio=` line of `goal` (for example `P1`).
-pub fn report(goal: &str, path: &str, floor: &str, limit: f64, p: &Paired) {
-    let verdict = if p.ratio <= limit { "holds" } else { "MISSED" };
+/// `limit` `None`: the ratio is shown for information (the goal is not a
+/// ratio).
+pub fn report(goal: &str, path: &str, floor: &str, limit: Option<f64>, p: &Paired) {
+    let verdict = match limit {
+        Some(l) if p.ratio <= l => format!("<= {l}x: holds"),
+        Some(l) => format!("<= {l}x: MISSED"),
+        None => "informational".to_owned(),
+    };
     println!(
-        "ratio={:.2} goal={goal} (<= {limit}x: {verdict}) path=\"{path}\" {} floor=\"{floor}\" {} rounds={}",
+        "ratio={:.2} goal={goal} ({verdict}) path=\"{path}\" {} floor=\"{floor}\" {} rounds={}",
         p.ratio,
         show(p.path),
         show(p.floor),

@@ -9,7 +9,6 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 #[path = "../crates/discover/tests/fixtures/mod.rs"]
-#[allow(dead_code)]
 mod fixtures;
 
 use std::collections::BTreeMap;

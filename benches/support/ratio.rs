@@ -39,7 +39,9 @@ pub fn paired(
         for _ in 0..batch {
             f();
         }
-        start.elapsed() / batch
+        // Seconds per call as a float: `Duration / batch` would truncate to
+        // whole nanoseconds, too coarse for a path of a few nanoseconds.
+        start.elapsed().as_secs_f64() / f64::from(batch)
     };
     let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
@@ -50,9 +52,9 @@ pub fn paired(
             let f = time(&mut floor);
             (time(&mut path), f)
         };
-        ps.push(p.as_secs_f64());
-        fs.push(f.as_secs_f64());
-        rs.push(p.as_secs_f64() / f.as_secs_f64().max(1e-12));
+        ps.push(p);
+        fs.push(f);
+        rs.push(p / f.max(1e-15));
     }
     Paired {
         path: Duration::from_secs_f64(median_f64(&mut ps)),
@@ -83,7 +85,7 @@ pub fn report(goal: &str, path: &str, floor: &str, limit: Option<f64>, p: &Paire
 fn show(d: Duration) -> String {
     let ns = d.as_secs_f64() * 1e9;
     if ns < 10_000.0 {
-        format!("{ns:.1}ns")
+        format!("{ns:.2}ns")
     } else if ns < 10_000_000.0 {
         format!("{:.1}us", ns / 1e3)
     } else {

@@ -19,6 +19,9 @@
 
 #![allow(missing_docs)]
 
+#[path = "support/ratio.rs"]
+mod ratio;
+
 use std::borrow::Cow;
 use std::fs;
 use std::hint::black_box;
@@ -71,6 +74,33 @@ fn observe_benches(c: &mut Criterion) {
     g.bench_function("unchanged", |b| {
         b.iter(|| capture.observe(black_box(&same), &Host, UnixMillis(2)))
     });
+
+    // P1: the same call against its floor, a bare `HashMap` get of the
+    // pane and a compare of the (agent, id) it holds, interleaved.
+    let mut floor: std::collections::HashMap<PaneId, (AgentKind, String)> =
+        std::collections::HashMap::new();
+    floor.insert(pane, (AgentKind::Claude, ID_A.to_owned()));
+    let p = ratio::paired(
+        51,
+        20_000,
+        || {
+            black_box(capture.observe(black_box(&same), &Host, UnixMillis(2)));
+        },
+        || {
+            let o = black_box(&same);
+            let held = floor.get(&o.pane);
+            black_box(
+                held.is_some_and(|(a, id)| *a == o.agent && o.session_id == Some(id.as_str())),
+            );
+        },
+    );
+    ratio::report(
+        "P1",
+        "Capture::observe unchanged",
+        "HashMap get + compare",
+        Some(1.2),
+        &p,
+    );
 
     let pair = [obs(ID_A), obs(ID_B)];
     let mut i = 0;

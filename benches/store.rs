@@ -4,12 +4,18 @@
 //!   1,000 observations (10 transactions of 100 coalesced rows each), and
 //!   all at once (1 transaction);
 //! - one flush of 100 pending panes;
-//! - the start-up load of 10,000 rows.
+//! - the start-up load of 10,000 rows, and the P5 line: `Store::load` of
+//!   those rows handed to restore as core's input (`Loaded::into_stored`)
+//!   against a plain rusqlite `SELECT` of the same columns into owned
+//!   values, interleaved on the same open file.
 //!
 //! Run: `cargo bench --bench store -- --quick`. Transactions issued are
 //! printed once per writer benchmark from the writer's own counters.
 
 #![allow(missing_docs)]
+
+#[path = "support/ratio.rs"]
+mod ratio;
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -143,6 +149,59 @@ fn load_benches(c: &mut Criterion) {
         b.iter(|| black_box(store.load().expect("loads")));
     });
     g.finish();
+
+    let plain = rusqlite::Connection::open(&path).expect("opens");
+    type Plain = (
+        String,
+        i64,
+        String,
+        String,
+        Option<String>,
+        Vec<u8>,
+        i64,
+        Option<Vec<u8>>,
+    );
+    let select = || -> Vec<Plain> {
+        let mut stmt = plain
+            .prepare_cached(
+                "SELECT pane, agent, session_id, flags, program, cwd, observed_at, config_home \
+                 FROM agent_sessions",
+            )
+            .expect("prepares");
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            })
+            .expect("selects");
+        rows.collect::<Result<_, _>>().expect("reads")
+    };
+    assert_eq!(select().len(), 10_000);
+    let p = ratio::paired(
+        31,
+        3,
+        || {
+            black_box(store.load().expect("loads").into_stored());
+        },
+        || {
+            black_box(select());
+        },
+    );
+    ratio::report(
+        "P5",
+        "Store::load 10k recordings + into_stored",
+        "rusqlite SELECT of the same columns into owned values",
+        Some(1.3),
+        &p,
+    );
 }
 
 criterion_group!(benches, writer_benches, load_benches);

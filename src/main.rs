@@ -104,7 +104,27 @@ enum Command {
     Man(cmd::completions::ManArgs),
 }
 
+/// What `--version` prints: clap's own rendering (test
+/// `the_version_fast_path_prints_what_clap_would`).
+const VERSION_LINE: &str = concat!("agent-resume ", env!("CARGO_PKG_VERSION"), "\n");
+
+/// `agent-resume --version` (or `-V`) alone: answered before the command
+/// line parser is built, the start-up floor of every process.
+fn version_only() -> bool {
+    let mut args = std::env::args_os().skip(1);
+    matches!(
+        (args.next(), args.next()),
+        (Some(a), None) if a == "--version" || a == "-V"
+    )
+}
+
 fn main() -> ExitCode {
+    if version_only() {
+        use std::io::Write as _;
+        // A closed pipe ends it as quietly as every other listing.
+        let _closed = std::io::stdout().lock().write_all(VERSION_LINE.as_bytes());
+        return ExitCode::SUCCESS;
+    }
     quiet_on_closed_stdout();
     let cli = Cli::parse();
     let paths = paths::Overrides {
@@ -194,4 +214,14 @@ fn quiet_on_closed_stdout() {
         }
         default(info);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_version_fast_path_prints_what_clap_would() {
+        assert_eq!(super::VERSION_LINE, super::Cli::command().render_version());
+    }
 }

@@ -91,7 +91,7 @@ pub fn decide(
             }
         };
         warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
-        (st.loaded.stored(), st.store)
+        (st.loaded.into_stored(), st.store)
     } else {
         (BTreeMap::new(), None)
     };

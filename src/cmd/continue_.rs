@@ -45,11 +45,14 @@ fn recorded(args: &Args, o: &Overrides) -> Result<Option<Stored>> {
     let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
         return Ok(None);
     };
-    let loaded = inspect_or_empty(&paths::db(o)?, &OpenOptions::default());
+    let mut loaded = inspect_or_empty(&paths::db(o)?, &OpenOptions::default());
     for w in &loaded.warnings {
         eprintln!("agent-resume: {w}");
     }
-    Ok(loaded.stored().remove(&pane))
+    Ok(loaded
+        .rows
+        .remove(&pane)
+        .map(agent_resume_store::RowState::into_stored))
 }
 
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {

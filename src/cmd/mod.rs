@@ -32,3 +32,12 @@ pub mod tmux;
 /// Exit code for a refusal: the request was understood and deliberately not
 /// served (distinct from usage errors, 2).
 pub const EXIT_REFUSED: u8 = 3;
+
+/// Standard output for a listing: locked once and buffered, so a listing of
+/// thousands of rows is a handful of `write` calls instead of one per line.
+/// The caller flushes it (`flush()?`) before returning, so a closed pipe
+/// surfaces as an error (`main` turns `BrokenPipe` into a quiet exit 0)
+/// rather than being lost in the writer's drop.
+pub fn listing_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}

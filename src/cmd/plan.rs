@@ -170,12 +170,13 @@ pub fn print(
     nothing: &str,
     json: bool,
 ) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::listing_stdout();
     let rows = sorted(plans, places);
     if json {
         let rows: Vec<Row<'_>> = rows.iter().map(|p| row(p, places.get(&p.pane))).collect();
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
+        out.flush()?;
         if plans.is_empty() {
             eprintln!("nothing to restore: {nothing}");
         }
@@ -183,6 +184,7 @@ pub fn print(
     }
     if plans.is_empty() {
         writeln!(out, "nothing to restore: {nothing}")?;
+        out.flush()?;
         return Ok(());
     }
     write_table(&mut out, &rows, places)?;

@@ -61,7 +61,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     for w in &loaded.warnings {
         eprintln!("agent-resume: warning: {w}");
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::listing_stdout();
     let unreadable = loaded
         .rows
         .values()
@@ -86,6 +86,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             .collect();
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
+        out.flush()?;
         if unreadable > 0 {
             eprintln!("agent-resume: {unreadable} unreadable row(s) not listed");
         }
@@ -93,6 +94,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     }
     if loaded.rows.is_empty() {
         writeln!(out, "no recordings")?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     for (pane, state) in &loaded.rows {
@@ -121,5 +123,6 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             }
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

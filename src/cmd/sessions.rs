@@ -173,7 +173,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         })
         .filter(|s| fuzzy_match(s, &query))
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::listing_stdout();
     if args.json {
         let rows: Vec<Row> = shown
             .iter()
@@ -187,6 +187,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .collect();
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     let now = when::now();
@@ -207,5 +208,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
             s.id
         )?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

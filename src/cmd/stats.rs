@@ -26,7 +26,7 @@ fn bar(n: usize, max: usize) -> String {
 pub fn run(_args: Args) -> Result<ExitCode> {
     let path = telemetry_file::path()?;
     let (events, bad) = telemetry_file::read(&path).context("cannot read the telemetry file")?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::listing_stdout();
     writeln!(
         out,
         "{} event(s) in {}",
@@ -37,6 +37,7 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         writeln!(out, "({bad} unreadable line(s) skipped)")?;
     }
     if events.is_empty() {
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut outcomes: BTreeMap<u8, usize> = BTreeMap::new();
@@ -61,5 +62,6 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         let n = bands.get(&(*b as u8)).copied().unwrap_or(0);
         writeln!(out, "  {:<8} {:>6}  {}", b.as_str(), n, bar(n, max))?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

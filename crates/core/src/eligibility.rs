@@ -14,8 +14,14 @@
 //! Filesystem answers come through [`FsProbe`], and what the agents' own
 //! session stores say through [`SessionProbe`]; with the feature off or on a
 //! non-startup pass the plan makes no call to either.
+//!
+//! Within one plan the directory answers are memoized ([`MemoFs`]): many
+//! recordings share few directories, so byte-equal directories share one
+//! `is_dir` and one `canonicalize`, whatever the number of panes naming them.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::catalog::Catalog;
@@ -189,6 +195,53 @@ pub trait FsProbe {
     }
 }
 
+/// An [`FsProbe`] that asks its inner probe at most once per byte-equal
+/// path for `is_dir` and for `canonicalize`, for the life of one plan (the
+/// answers of one instant: nothing is kept between plans). Program-path
+/// questions (`facts`, `user`) go straight through.
+pub struct MemoFs<'a> {
+    inner: &'a dyn FsProbe,
+    dirs: RefCell<HashMap<OsString, bool>>,
+    canonical: RefCell<HashMap<OsString, Option<PathBuf>>>,
+}
+
+impl<'a> MemoFs<'a> {
+    /// A memo in front of `inner`, empty.
+    pub fn new(inner: &'a dyn FsProbe) -> Self {
+        MemoFs {
+            inner,
+            dirs: RefCell::new(HashMap::new()),
+            canonical: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+fn memo<T: Clone>(map: &RefCell<HashMap<OsString, T>>, key: &OsStr, ask: impl FnOnce() -> T) -> T {
+    if let Some(v) = map.borrow().get(key) {
+        return v.clone();
+    }
+    let v = ask();
+    map.borrow_mut().insert(key.to_owned(), v.clone());
+    v
+}
+
+impl FsProbe for MemoFs<'_> {
+    fn is_dir(&self, path: &Path) -> bool {
+        memo(&self.dirs, path.as_os_str(), || self.inner.is_dir(path))
+    }
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        memo(&self.canonical, path.as_os_str(), || {
+            self.inner.canonicalize(path)
+        })
+    }
+    fn facts(&self, path: &Path) -> Option<crate::program::FileFacts> {
+        self.inner.facts(path)
+    }
+    fn user(&self) -> Option<u32> {
+        self.inner.user()
+    }
+}
+
 /// What the agents' own session stores and this machine's processes say
 /// about a recorded session. The real one lives outside `core` (the
 /// discovery crate); with no probe both gates pass.
@@ -244,6 +297,7 @@ pub struct PanePlan {
 /// Gates before the claim check, for one pane with a readable recording.
 fn pre_claim(
     input: &PlanInput<'_>,
+    fs: &MemoFs<'_>,
     spec: &crate::layout::PaneSpec,
     rec: &Recording,
 ) -> Result<Invocation, (Reason, usize)> {
@@ -261,13 +315,10 @@ fn pre_claim(
     let Some(restored) = &spec.cwd else {
         return Err((Reason::NotLocal, 7));
     };
-    if !input.fs.is_dir(&rec.cwd) {
+    if !fs.is_dir(&rec.cwd) {
         return Err((Reason::DirectoryGone, 8));
     }
-    let same = match (
-        input.fs.canonicalize(restored),
-        input.fs.canonicalize(&rec.cwd),
-    ) {
+    let same = match (fs.canonicalize(restored), fs.canonicalize(&rec.cwd)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     };
@@ -288,7 +339,7 @@ fn pre_claim(
         agent,
         session_id: &rec.session_id,
         flags: &rec.flags,
-        program: crate::program::trusted(agent, rec.program.as_deref(), input.fs),
+        program: crate::program::trusted(agent, rec.program.as_deref(), fs),
         posture,
         shell: spec.shell,
     })
@@ -299,6 +350,7 @@ fn pre_claim(
 
 /// Decides every pane of the layout.
 pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
+    let fs = MemoFs::new(input.fs);
     let mut out = Vec::new();
     let mut eligible: Vec<(usize, Claim<'_>)> = Vec::new();
     for (spec, placement) in input.layout.panes() {
@@ -334,7 +386,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
             continue;
         }
         let Some(rec) = rec else { continue };
-        match pre_claim(input, spec, rec) {
+        match pre_claim(input, &fs, spec, rec) {
             Ok(inv) => {
                 p.verdict = Verdict::Resume(inv);
                 p.gates_passed = 12;

@@ -142,15 +142,26 @@ fn scrape_where(text: &str, want: impl Fn(&AgentDecl) -> bool) -> Option<(AgentK
             .get(i + 1)
             .map(|next| format!("{}{}", lines[i].trim_end(), next.trim_start()));
         for agent in &agents {
-            if let Some(id) = hint_in_line(agent, lines[i]) {
-                return Some((agent.kind, id));
+            if names_program(agent, lines[i]) {
+                if let Some(id) = hint_in_line(agent, lines[i]) {
+                    return Some((agent.kind, id));
+                }
             }
-            if let Some(id) = joined.as_deref().and_then(|j| hint_in_line(agent, j)) {
-                return Some((agent.kind, id));
+            if let Some(j) = joined.as_deref().filter(|j| names_program(agent, j)) {
+                if let Some(id) = hint_in_line(agent, j) {
+                    return Some((agent.kind, id));
+                }
             }
         }
     }
     None
+}
+
+/// Whether `line` holds one of the agent's program words at all: a hint
+/// needs a word ending in one, so a line without any cannot hold a hint and
+/// is not split into words (most lines of a pane name no agent).
+fn names_program(agent: &AgentDecl, line: &str) -> bool {
+    agent.commands.iter().any(|c| line.contains(c.as_str()))
 }
 
 #[cfg(test)]

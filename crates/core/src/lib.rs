@@ -84,7 +84,7 @@ mod arbitrary_impl;
 pub use agent_kind::AgentKind;
 pub use capture::{Capture, Change, DetachKind, IdSource, Observation, PaneContext};
 pub use catalog::{AgentDecl, Catalog, CatalogError};
-pub use eligibility::{plan, FsProbe, PanePlan, PlanInput, Reason, SessionProbe, Verdict};
+pub use eligibility::{plan, FsProbe, MemoFs, PanePlan, PlanInput, Reason, SessionProbe, Verdict};
 pub use flag::{detect, extract, extract_words, ExtractError, Extraction, RecordedFlag};
 pub use gate::{gate, Gate, GateSource};
 pub use invocation::{

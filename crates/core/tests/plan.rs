@@ -704,3 +704,29 @@ fn the_gates_are_every_reason_but_the_take_time_ones_in_gate_order() {
         assert_eq!(Reason::GATES.contains(r), !take_time, "{r:?}");
     }
 }
+
+#[test]
+fn panes_sharing_a_directory_ask_the_filesystem_once_per_distinct_directory() {
+    // 40 panes, 40 distinct sessions, over 4 directories (one of them gone):
+    // at most one is_dir and one canonicalize per distinct path.
+    let fs = FakeFs::with(&["/p0", "/p1", "/p2"]);
+    let dirs = ["/p0", "/p1", "/p2", "/gone"];
+    let mut panes = Vec::new();
+    let mut recs = BTreeMap::new();
+    for n in 1..=40u8 {
+        let dir = dirs[usize::from(n) % dirs.len()];
+        panes.push(spec(n, Some(dir)));
+        let id = format!("00000000-0000-4000-8000-{n:012x}");
+        recs.insert(pane(n), Stored::Recording(rec(AgentKind::Claude, &id, dir)));
+    }
+    let plans = run(true, &one_window(panes), &recs, &fs);
+    let gone = plans
+        .iter()
+        .filter(|p| reason(p) == Some(Reason::DirectoryGone))
+        .count();
+    let resumed = plans.iter().filter(|p| reason(p).is_none()).count();
+    assert_eq!((gone, resumed), (10, 30));
+    // 4 is_dir (one per distinct recorded directory) + 3 canonicalize (the
+    // existing ones; restored and recorded paths are byte-equal).
+    assert_eq!(fs.calls.get(), 7);
+}

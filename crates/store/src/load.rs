@@ -84,6 +84,15 @@ impl Loaded {
             .collect()
     }
 
+    /// The rows as core's restore input, moved rather than cloned (restore
+    /// needs nothing else of them).
+    pub fn into_stored(self) -> BTreeMap<PaneId, Stored> {
+        self.rows
+            .into_iter()
+            .map(|(p, s)| (p, s.into_stored()))
+            .collect()
+    }
+
     /// No recordings, for one reason.
     pub fn empty(warning: Warning) -> Loaded {
         Loaded {
@@ -130,17 +139,20 @@ impl Store {
     fn load_rows(&self, out: &mut Loaded) -> Result<(), LoadError> {
         let mut stmt = self
             .conn
-            .prepare(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
+            .prepare_cached(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
         let mut rows = stmt.query([])?;
         let mut malformed = 0;
+        let mut flags = row::FlagsCache::default();
+        // Collected, then built in one pass (a stable sort keeps the last
+        // row of a pane, as inserting one by one would).
+        let mut read = Vec::new();
         while let Some(r) = rows.next()? {
             match row::pane(r)? {
-                Some(pane) => {
-                    out.rows.insert(pane, row::decode(r)?);
-                }
+                Some(pane) => read.push((pane, row::decode_cached(r, &mut flags)?)),
                 None => malformed += 1,
             }
         }
+        out.rows = read.into_iter().collect();
         if malformed > 0 {
             out.warnings.push(Warning::MalformedPanes(malformed));
         }

@@ -2,6 +2,7 @@
 //! re-validating everything, since any process of the user can write the
 //! file.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -138,11 +139,40 @@ pub(crate) fn pane(row: &Row<'_>) -> rusqlite::Result<Option<PaneId>> {
 
 /// Decodes columns 1.. of a row selected with [`COLUMNS`].
 pub(crate) fn decode(row: &Row<'_>) -> rusqlite::Result<RowState> {
+    decode_cached(row, &mut FlagsCache::default())
+}
+
+/// [`decode`] for many rows: the flags JSON of each distinct text is parsed
+/// once (rows of one machine share a handful of flag sets).
+pub(crate) fn decode_cached(row: &Row<'_>, cache: &mut FlagsCache) -> rusqlite::Result<RowState> {
     let mut values = [ValueRef::Null; 7];
     for (i, v) in values.iter_mut().enumerate() {
         *v = row.get_ref(i + 1)?;
     }
-    Ok(decode_values(values))
+    Ok(match decode_recording(values, cache) {
+        Ok(r) => RowState::Recording(r),
+        Err(why) => RowState::Unreadable(why),
+    })
+}
+
+/// Parsed flags by their exact JSON text, for one load. Bounded: past
+/// [`FlagsCache::MAX`] distinct texts the rest are parsed each time.
+#[derive(Default)]
+pub(crate) struct FlagsCache(HashMap<Box<str>, Option<Vec<RecordedFlag>>>);
+
+impl FlagsCache {
+    const MAX: usize = 1024;
+
+    fn parse(&mut self, json: &str) -> Option<Vec<RecordedFlag>> {
+        if let Some(flags) = self.0.get(json) {
+            return flags.clone();
+        }
+        let flags = serde_json::from_str::<Vec<RecordedFlag>>(json).ok();
+        if self.0.len() < Self::MAX {
+            self.0.insert(json.into(), flags.clone());
+        }
+        flags
+    }
 }
 
 /// Decodes one row from its raw column values, in [`COLUMNS`] order after
@@ -151,13 +181,16 @@ pub(crate) fn decode(row: &Row<'_>) -> rusqlite::Result<RowState> {
 /// row decodes to a recording whose session id passes its agent's shape, or
 /// to the first reason it is unreadable.
 pub fn decode_values(values: [ValueRef<'_>; 7]) -> RowState {
-    match decode_recording(values) {
+    match decode_recording(values, &mut FlagsCache::default()) {
         Ok(r) => RowState::Recording(r),
         Err(why) => RowState::Unreadable(why),
     }
 }
 
-fn decode_recording(values: [ValueRef<'_>; 7]) -> Result<Recording, Unreadable> {
+fn decode_recording(
+    values: [ValueRef<'_>; 7],
+    cache: &mut FlagsCache,
+) -> Result<Recording, Unreadable> {
     let [agent, session_id, flags, program, cwd, observed_at, config_home] = values;
     let agent = match agent {
         ValueRef::Null => return Err(Unreadable::AgentMissing),
@@ -174,7 +207,7 @@ fn decode_recording(values: [ValueRef<'_>; 7]) -> Result<Recording, Unreadable> 
         .filter(|id| decl.id_shape.matches(id))
         .ok_or(Unreadable::SessionId)?;
     let flags = text(flags)
-        .and_then(|json| serde_json::from_str::<Vec<RecordedFlag>>(json).ok())
+        .and_then(|json| cache.parse(json))
         .ok_or(Unreadable::Flags)?;
     let program = match program {
         ValueRef::Null => None,
@@ -246,6 +279,27 @@ mod tests {
             ValueRef::Null,
         ]);
         assert_eq!(again, RowState::Recording(r));
+    }
+
+    #[test]
+    fn flags_json_is_parsed_once_per_distinct_text_and_decodes_alike() {
+        let mut cache = FlagsCache::default();
+        let texts: [&[u8]; 4] = [
+            br#"[{"name":"--model","value":"opus"}]"#,
+            br#"[{"name":"--model","value":"opus"}]"#,
+            br#"[{"name":"--effort","value":"high"}]"#,
+            b"{}",
+        ];
+        for t in texts {
+            let mut row = claude_row();
+            row[2] = ValueRef::Text(t);
+            let cached = match decode_recording(row, &mut cache) {
+                Ok(r) => RowState::Recording(r),
+                Err(why) => RowState::Unreadable(why),
+            };
+            assert_eq!(cached, decode_values(row));
+        }
+        assert_eq!(cache.0.len(), 3, "two flag sets and one unreadable text");
     }
 
     #[test]

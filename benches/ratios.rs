@@ -1,0 +1,145 @@
+//! Whole-process ratios, each against its floor in the same run, with a
+//! paired, interleaved process timer (one run of the path, one of the
+//! floor, alternating which goes first; 61 pairs; the median of the
+//! per-pair ratios):
+//!
+//! - P7: `agent-resume --version` against `examples/version_floor.rs`, a
+//!   Rust hello-world built with the same (release) profile;
+//! - P2a: `agent-resume hook claude` whose id is already recorded (reads one
+//!   row, writes nothing) against `sh -c 'cat > file'` on the same payload;
+//! - P2b: the same hook with a new id on every run (one write) against the
+//!   same floor.
+//!
+//! Run: `cargo build --release --bins --examples && cargo bench --bench ratios`.
+
+#![allow(missing_docs)]
+
+#[path = "support/ratio.rs"]
+mod ratio;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
+const PAIRS: usize = 61;
+
+fn release(rel: &str) -> Option<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let bin = target.join("release").join(rel);
+    if bin.is_file() {
+        Some(bin)
+    } else {
+        eprintln!(
+            "{} is missing: `cargo build --release --bins --examples` first",
+            bin.display()
+        );
+        None
+    }
+}
+
+/// Runs `cmd` to completion with `stdin` fed in; panics on failure.
+fn run(mut cmd: Command, stdin: &[u8]) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the benchmarked program starts");
+    if let Some(mut pipe) = child.stdin.take() {
+        pipe.write_all(stdin).expect("stdin is written");
+    }
+    let status = child.wait().expect("the benchmarked program ends");
+    assert!(status.success(), "the benchmarked program failed: {status}");
+}
+
+fn payload(id: &str) -> Vec<u8> {
+    format!(
+        r#"{{"session_id":"{id}","transcript_path":"/home/me/.claude/projects/-p/{id}.jsonl","cwd":"/home/me/src/some-project","hook_event_name":"SessionStart","source":"startup"}}"#
+    )
+    .into_bytes()
+}
+
+fn main() {
+    let (Some(bin), Some(floor)) = (release("agent-resume"), release("examples/version_floor"))
+    else {
+        return;
+    };
+    let p = ratio::paired(
+        PAIRS,
+        1,
+        || {
+            let mut c = Command::new(&bin);
+            c.arg("--version");
+            run(c, b"");
+        },
+        || run(Command::new(&floor), b""),
+    );
+    ratio::report(
+        "P7",
+        "agent-resume --version",
+        "hello-world, same profile",
+        Some(1.3),
+        &p,
+    );
+
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("config.toml");
+    fs::write(&config, "enabled = true\n").expect("writes the config");
+    let hook = || {
+        let mut cmd = Command::new(&bin);
+        cmd.args(["hook", "claude"])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("XDG_STATE_HOME", tmp.path().join("state"))
+            .env("AGENT_RESUME_DB", tmp.path().join("recordings.sqlite3"))
+            .env("AGENT_RESUME_CONFIG", &config)
+            .env("AGENT_RESUME_PANE", PANE);
+        cmd
+    };
+    let sink = tmp.path().join("payload");
+    let cat = || {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg("cat > \"$1\"")
+            .arg("sh")
+            .arg(&sink)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin");
+        cmd
+    };
+    let same = payload("f6066ebb-140e-4519-ab63-b9cde0b60b57");
+    run(hook(), &same);
+    let p = ratio::paired(PAIRS, 1, || run(hook(), &same), || run(cat(), &same));
+    ratio::report(
+        "P2a",
+        "agent-resume hook claude, unchanged id",
+        "sh -c 'cat > f', same payload",
+        Some(1.5),
+        &p,
+    );
+    let mut n = 0u64;
+    let p = ratio::paired(
+        PAIRS,
+        1,
+        || {
+            n += 1;
+            run(
+                hook(),
+                &payload(&format!("00000000-0000-4000-8000-{n:012x}")),
+            );
+        },
+        || run(cat(), &same),
+    );
+    ratio::report(
+        "P2b",
+        "agent-resume hook claude, new id every run",
+        "sh -c 'cat > f', same payload",
+        Some(2.0),
+        &p,
+    );
+}

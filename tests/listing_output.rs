@@ -1,0 +1,211 @@
+//! The listings print the same bytes as before their output was buffered
+//! and their inputs memoized: `recordings`, `plan` and `sessions` over a
+//! deterministic data set (the benches' shapes, smaller) compared with the
+//! committed output of the earlier implementation under
+//! `tests/expected/listing/`. The temporary folder prints as `<tmp>`.
+//!
+//! `AGENT_RESUME_BLESS=1 cargo test --test listing_output` rewrites the
+//! expected files (only ever from an implementation known to be right).
+#![allow(clippy::unwrap_used, missing_docs)]
+
+#[path = "../crates/discover/tests/fixtures/mod.rs"]
+mod fixtures;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use agent_resume_core::{
+    AgentKind, Layout, PaneId, PaneSpec, RecordedFlag, Recording, Shell, Tab, UnixMillis, Window,
+};
+use agent_resume_store::{Set, Store, Writer};
+
+const NOW_MS: i64 = 1_800_000_000_000;
+const NOW: &str = "2027-01-15T08:00:00Z";
+const HOUR: i64 = 3_600_000;
+
+fn pane(n: u32) -> PaneId {
+    let mut b = [0x33u8; 16];
+    b[..4].copy_from_slice(&n.to_be_bytes());
+    PaneId::from_bytes(b)
+}
+
+fn session(n: u32) -> String {
+    format!("00000000-0000-4000-8000-{n:012x}")
+}
+
+/// 200 panes in 2 windows × 5 tabs × 20 panes; every other pane recorded,
+/// over 10 directories: duplicate claims, a gone directory, fresh and old.
+fn data(root: &Path) -> (Layout, BTreeMap<PaneId, Recording>) {
+    let dirs: Vec<PathBuf> = (0..10)
+        .map(|i| root.join(format!("src/project-{i}")))
+        .collect();
+    for d in &dirs {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let gone = root.join("src/gone");
+    let (mut recordings, mut windows, mut n, mut k) = (BTreeMap::new(), Vec::new(), 0u32, 0u32);
+    for w in 0..2 {
+        let mut tabs = Vec::new();
+        for _ in 0..5 {
+            let mut panes = Vec::new();
+            for _ in 0..20 {
+                let dir = dirs[((n / 2) % 10) as usize].clone();
+                if n.is_multiple_of(2) {
+                    let s = if k % 5 == 1 { k - 1 } else { k };
+                    let cwd = if k % 20 == 7 {
+                        gone.clone()
+                    } else {
+                        dir.clone()
+                    };
+                    let at = if k.is_multiple_of(2) {
+                        NOW_MS - 60_000
+                    } else {
+                        NOW_MS - 13 * HOUR
+                    };
+                    recordings.insert(
+                        pane(n),
+                        Recording {
+                            agent: if k % 3 == 0 {
+                                AgentKind::Codex
+                            } else {
+                                AgentKind::Claude
+                            },
+                            session_id: session(s),
+                            flags: vec![
+                                RecordedFlag::value("--model", "opus"),
+                                RecordedFlag::value("--permission-mode", "plan"),
+                            ],
+                            program: None,
+                            cwd,
+                            observed_at: UnixMillis(at),
+                            config_home: None,
+                        },
+                    );
+                    k += 1;
+                }
+                panes.push(PaneSpec {
+                    id: pane(n),
+                    cwd: Some(dir),
+                    shared_viewer: false,
+                    shell: Shell::Zsh,
+                    has_input: false,
+                    queued_command: false,
+                });
+                n += 1;
+            }
+            tabs.push(Tab {
+                focused_pane: panes.get(3).map(|p| p.id),
+                panes,
+            });
+        }
+        windows.push(Window {
+            landing: w == 1,
+            visible: w == 0,
+            active_tab: w,
+            tabs,
+        });
+    }
+    (
+        Layout {
+            startup: true,
+            windows,
+        },
+        recordings,
+    )
+}
+
+fn sessions(home: &Path) {
+    for i in 0..60usize {
+        let cwd = PathBuf::from(format!("/home/me/src/project-{}", i % 7));
+        let at = fixtures::NOW_MS - (i as i64) * 60_000;
+        let prompt = format!("task {i}: make the build faster");
+        let id = |v: char| format!("{:08x}-{:04x}-{v}000-8000-{:012x}", i, i % 0xffff, i);
+        match i % 4 {
+            0 | 1 => drop(fixtures::claude(home, &cwd, &id('4'), &prompt, at, 3)),
+            2 => drop(fixtures::codex(
+                home,
+                &cwd,
+                &id('7'),
+                &prompt,
+                at,
+                i % 8 == 2,
+            )),
+            _ => drop(fixtures::qwen(home, &cwd, &id('4'), &prompt, at)),
+        }
+    }
+}
+
+fn run(root: &Path, home: &str, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", root.join(home))
+        .env("AGENT_RESUME_DB", root.join("recordings.sqlite3"))
+        .env("AGENT_RESUME_CONFIG", root.join("config.toml"))
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let root = root.to_str().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(root, "<tmp>")
+}
+
+fn check(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected/listing")
+        .join(name);
+    if std::env::var_os("AGENT_RESUME_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        got == want,
+        "{name}: output differs from {}",
+        path.display()
+    );
+}
+
+#[test]
+fn recordings_plan_and_sessions_print_the_same_bytes_as_the_earlier_implementation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::write(root.join("config.toml"), "enabled = true\n").unwrap();
+    let (layout, recordings) = data(root);
+    let mut w = Writer::new(Store::open(&root.join("recordings.sqlite3")).unwrap());
+    for (p, r) in recordings {
+        w.send(Set::save(p, r));
+    }
+    w.flush().unwrap();
+    drop(w);
+    let layout_file = root.join("layout.json");
+    std::fs::write(&layout_file, serde_json::to_vec(&layout).unwrap()).unwrap();
+    sessions(&root.join("home"));
+    let lf = layout_file.to_str().unwrap();
+
+    // No agent session store in the restoring user's home (both session
+    // gates pass); the sessions listing gets its own.
+    let none = "empty-home";
+    check("recordings.txt", &run(root, none, &["recordings"]));
+    check(
+        "recordings.json",
+        &run(root, none, &["recordings", "--json"]),
+    );
+    let plan = ["plan", "--layout", lf, "--now", NOW];
+    check("plan.txt", &run(root, none, &plan));
+    check(
+        "plan.json",
+        &run(root, none, &[&plan[..], &["--json"]].concat()),
+    );
+    check(
+        "sessions.json",
+        &run(root, "home", &["sessions", "--all", "--json"]),
+    );
+}

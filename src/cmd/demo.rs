@@ -218,6 +218,42 @@ pub(super) fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) ->
     Ok(())
 }
 
+/// Waits until every resumed stand-in has started (each writes a file
+/// under `ran/`), then prints the argv each received, labelled by its pane
+/// (`what`, with `label` before the file's name).
+pub(super) fn show_resumed(
+    dir: &Path,
+    plans: &[PanePlan],
+    patience: Duration,
+    what: &str,
+    label: &str,
+) -> Result<()> {
+    let resumed = plans
+        .iter()
+        .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
+        .count();
+    wait_for("the resumed stand-in agents to start", patience, || {
+        fs::read_dir(dir.join("ran"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+            >= resumed
+    })?;
+    println!("\n== 4. what each resumed {what} now runs (argv the stand-in received) ==");
+    let mut ran: Vec<_> = fs::read_dir(dir.join("ran"))?
+        .filter_map(|e| e.ok())
+        .collect();
+    ran.sort_by_key(|e| e.file_name());
+    for e in ran {
+        let argv = fs::read_to_string(e.path())?;
+        println!(
+            "  {label}{}  {}",
+            e.file_name().to_string_lossy(),
+            argv.lines().collect::<Vec<_>>().join(" ")
+        );
+    }
+    Ok(())
+}
+
 pub(super) fn print_telemetry() -> Result<()> {
     let (events, _) = telemetry_file::read(&telemetry_file::path()?)?;
     println!("\n== telemetry events (closed enums only) ==");
@@ -290,34 +326,7 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
     println!("\n== 3. agent-resume tmux restore --recreate ==");
     let restored = restore_server(&tmux, true, false, o)?;
     print_plan(&restored.plans, &restored.places)?;
-    let plans = restored.plans;
-    let resumed = plans
-        .iter()
-        .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
-        .count();
-    wait_for(
-        "the resumed stand-in agents to start",
-        Duration::from_secs(20),
-        || {
-            fs::read_dir(dir.join("ran"))
-                .map(|d| d.count())
-                .unwrap_or(0)
-                >= resumed
-        },
-    )?;
-    println!("\n== 4. what each resumed pane now runs (argv the stand-in received) ==");
-    let mut ran: Vec<_> = fs::read_dir(dir.join("ran"))?
-        .filter_map(|e| e.ok())
-        .collect();
-    ran.sort_by_key(|e| e.file_name());
-    for e in ran {
-        let argv = fs::read_to_string(e.path())?;
-        println!(
-            "  %{}  {}",
-            e.file_name().to_string_lossy(),
-            argv.lines().collect::<Vec<_>>().join(" ")
-        );
-    }
+    show_resumed(&dir, &restored.plans, Duration::from_secs(20), "pane", "%")?;
     print_telemetry()?;
     Ok(())
 }

@@ -11,11 +11,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use agent_resume_core::Verdict;
 use agent_resume_kitty::Kitty;
 use anyhow::{Context, Result};
 
-use super::demo::{print_plan, print_recordings, print_telemetry, wait_for};
+use super::demo::{print_plan, print_recordings, print_telemetry, show_resumed, wait_for};
 use super::kitty::{save_instance, write_session};
 use crate::paths::{self, Overrides};
 
@@ -161,34 +160,7 @@ pub fn tour(dir: &Path, o: &Overrides) -> Result<()> {
     children
         .0
         .push(start_kitty(&display, &to2, &session, &home)?);
-    let resumed = made
-        .plans
-        .iter()
-        .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
-        .count();
-    wait_for(
-        "the resumed stand-in agents to start",
-        Duration::from_secs(30),
-        || {
-            fs::read_dir(dir.join("ran"))
-                .map(|d| d.count())
-                .unwrap_or(0)
-                >= resumed
-        },
-    )?;
-    println!("\n== 4. what each resumed window now runs (argv the stand-in received) ==");
-    let mut ran: Vec<_> = fs::read_dir(dir.join("ran"))?
-        .filter_map(|e| e.ok())
-        .collect();
-    ran.sort_by_key(|e| e.file_name());
-    for e in ran {
-        let argv = fs::read_to_string(e.path())?;
-        println!(
-            "  {}  {}",
-            e.file_name().to_string_lossy(),
-            argv.lines().collect::<Vec<_>>().join(" ")
-        );
-    }
+    show_resumed(dir, &made.plans, Duration::from_secs(30), "window", "")?;
     print_telemetry()?;
     Ok(())
 }

@@ -45,49 +45,11 @@ const SHARED_ID: &str = "3c1f5d2e-8a4b-4c6d-9e0f-1a2b3c4d5e6f";
 /// Twelve hours and a minute, in milliseconds: past the posture window.
 const STALE_BY_MS: i64 = (12 * 60 + 1) * 60 * 1000;
 
-const CLAUDE: &str = r#"#!/bin/sh
-# Stand-in for Claude Code (tests/tmux_e2e.rs). Not the real agent.
-case " $* " in
-  *" --resume "*) id=- ;;
-  *) id=${CLAUDE_STANDIN_ID:-$(cat /proc/sys/kernel/random/uuid)}
-     printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' "$id" "$PWD" \
-       | agent-resume hook claude ;;
-esac
-f="$STANDIN_RAN/claude.$$"
-{ printf '%s\n' claude "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
-mv "$f.part" "$f"
-echo "[stand-in claude] $*"
-exec sleep 86400
-"#;
+const CLAUDE: &str = include_str!("standins/claude");
 
-const CODEX: &str = r#"#!/bin/sh
-# Stand-in for the Codex CLI (tests/tmux_e2e.rs). Not the real agent.
-case " $* " in
-  *" resume "*) id=- ;;
-  *) id=$(cat /proc/sys/kernel/random/uuid)
-     agent-resume hook codex "{\"type\":\"agent-turn-complete\",\"thread-id\":\"$id\",\"cwd\":\"$PWD\",\"client\":\"codex-tui\"}" ;;
-esac
-f="$STANDIN_RAN/codex.$$"
-{ printf '%s\n' codex "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
-mv "$f.part" "$f"
-echo "[stand-in codex] $*"
-exec sleep 86400
-"#;
+const CODEX: &str = include_str!("standins/codex");
 
-const GEMINI: &str = r#"#!/bin/sh
-# Stand-in for the Gemini CLI (tests/tmux_e2e.rs). Not the real agent.
-case " $* " in
-  *" --resume "*) id=- ;;
-  *) id=$(cat /proc/sys/kernel/random/uuid)
-     printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart"}' "$id" "$PWD" \
-       | agent-resume hook gemini ;;
-esac
-f="$STANDIN_RAN/gemini.$$"
-{ printf '%s\n' gemini "${AGENT_RESUME_PANE:--}" "$PWD" "$id"; printf '%s\n' "$@"; } > "$f.part"
-mv "$f.part" "$f"
-echo "[stand-in gemini] $*"
-exec sleep 86400
-"#;
+const GEMINI: &str = include_str!("standins/gemini");
 
 fn agent_resume() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agent-resume"))

@@ -72,6 +72,12 @@ impl Saved {
             sleep.as_os_str(),
             OsStr::new("100000"),
         ]);
+        // tmux reads a pane's directory from its process, which has it
+        // only once the child has started: a save before that sees none.
+        let expected = work.to_string_lossy().into_owned();
+        common_tmux::wait_for("the pane to report its directory", || {
+            (tmux.pane_format("alpha", "#{pane_current_path}") == expected).then_some(())
+        });
         let saved = Saved { tmux, dir, env };
         let out = saved.cli(&["tmux", "save", "-L", saved.tmux.socket()]);
         assert!(

@@ -8,14 +8,25 @@
 //! - P2a: `agent-resume hook claude` whose id is already recorded (reads one
 //!   row, writes nothing) against `sh -c 'cat > file'` on the same payload;
 //! - P2b: the same hook with a new id on every run (one write) against the
-//!   same floor.
+//!   same floor;
+//! - P3 (whole process): the CPU time (user + system, from the kernel's
+//!   accounting of waited-for children) of `agent-resume plan` over the
+//!   1,000-pane layout with 500 recordings in 50 directories
+//!   (`support/plan_data.rs`, real directories and database) against that of
+//!   `agent-resume --version`.
 //!
 //! Run: `cargo build --release --bins --examples && cargo bench --bench ratios`.
 
 #![allow(missing_docs)]
 
+#[path = "support/cpu.rs"]
+mod cpu;
+#[path = "support/plan_data.rs"]
+mod plan_data;
 #[path = "support/ratio.rs"]
 mod ratio;
+
+use agent_resume_store::{Set, Store, Writer};
 
 use std::fs;
 use std::io::Write;
@@ -139,6 +150,56 @@ fn main() {
         "P2b",
         "agent-resume hook claude, new id every run",
         "sh -c 'cat > f', same payload",
+        Some(2.0),
+        &p,
+    );
+
+    plan_cpu(&bin, tmp.path(), &config);
+}
+
+/// P3's whole-process line: `plan` over the 1,000-pane layout against
+/// `--version`, in CPU time.
+fn plan_cpu(bin: &Path, tmp: &Path, config: &Path) {
+    let root = tmp.join("p3");
+    let s = plan_data::thousand(&root.join("src"));
+    for d in &s.dirs {
+        fs::create_dir_all(d).expect("creates the layout's directories");
+    }
+    let layout = root.join("layout.json");
+    fs::write(
+        &layout,
+        serde_json::to_vec(&s.layout).expect("the layout serializes"),
+    )
+    .expect("writes the layout");
+    let db = root.join("recordings.sqlite3");
+    let mut w = Writer::new(Store::open(&db).expect("creates the database"));
+    for (pane, rec) in &s.recordings {
+        w.send(Set::save(*pane, rec.clone()));
+    }
+    w.flush().expect("writes the recordings");
+    drop(w);
+    let plan = || {
+        let mut cmd = Command::new(bin);
+        cmd.args(["plan", "--now", plan_data::NOW_RFC3339, "--layout"])
+            .arg(&layout)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", root.join("home"))
+            .env("XDG_STATE_HOME", root.join("state"))
+            .env("AGENT_RESUME_DB", &db)
+            .env("AGENT_RESUME_CONFIG", config);
+        run(cmd, b"");
+    };
+    let version = || {
+        let mut cmd = Command::new(bin);
+        cmd.arg("--version");
+        run(cmd, b"");
+    };
+    let p = cpu::paired(PAIRS, 1, plan, version);
+    ratio::report(
+        "P3",
+        "agent-resume plan 1000 panes/500 recordings/50 dirs, whole-process CPU (user+sys)",
+        "agent-resume --version, whole-process CPU",
         Some(2.0),
         &p,
     );

@@ -537,6 +537,45 @@ fn claude_session_start_records_the_id_a_repeat_changes_nothing_and_clear_replac
 }
 
 #[test]
+fn hooks_keep_the_write_ahead_log_private_under_any_umask_and_the_next_process_reads_it() {
+    // Each hook leaves its commit in `-wal` for the next process (no
+    // checkpoint at exit); the files beside the database stay 0600 even
+    // under `umask 000`, so the store stays trusted.
+    let env = Env::enabled();
+    for id in [ID_A, ID_B, ID_C] {
+        let mut c = env.shell("umask 000 && exec \"$AGENT_RESUME_BIN\" hook claude");
+        c.env("AGENT_RESUME_BIN", env!("CARGO_BIN_EXE_agent-resume"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("runs the hook");
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(&session_start(id, &env.work(), "startup"))
+            .expect("writes the payload");
+        let out = child.wait_with_output().expect("the hook finishes");
+        assert!(out.status.success());
+        assert_eq!(texts(&out), (String::new(), String::new()));
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = env.db().into_os_string();
+            p.push(suffix);
+            let meta = fs::metadata(&p).expect("kept beside the database");
+            assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{suffix}");
+        }
+        let mut wal = env.db().into_os_string();
+        wal.push("-wal");
+        assert!(
+            fs::metadata(&wal).expect("-wal").len() > 0,
+            "the commit waits in the log"
+        );
+        assert!(env.ok(&["status"]).0.contains("trusted:    yes"), "{id}");
+        assert_eq!(env.recorded().map(|r| r.0), Some(id.to_owned()));
+    }
+}
+
+#[test]
 fn with_the_feature_off_the_hook_writes_nothing_creates_no_database_and_prints_nothing() {
     let env = Env::new();
     let out = env.hook("claude", &session_start(ID_A, &env.work(), "startup"));

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 
 use agent_resume_core::hook::{self, MAX_PAYLOAD};
 use agent_resume_core::{AgentKind, Catalog, IdSource, Observation};
-use agent_resume_store::Store;
+use agent_resume_store::OpenOptions;
 
 use crate::capture_apply::{observe, Known};
 use crate::paths::Overrides;
@@ -193,7 +193,15 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
         .map_err(|_| "no pane (run inside a tmux pane, or set AGENT_RESUME_PANE outside one)")?;
     let now = when::now();
     let db = paths::db(o).map_err(|e| loud(format!("{e:#}")))?;
-    let store = Store::open(&db).map_err(|e| loud(format!("store: {e}")))?;
+    // Hooks fire on every agent start and often after: the write-ahead log
+    // stays for the next process rather than being checkpointed (two
+    // fsyncs) at every exit.
+    let store = OpenOptions {
+        keep_wal: true,
+        ..OpenOptions::default()
+    }
+    .open(&db)
+    .map_err(|e| loud(format!("store: {e}")))?;
     // Flags and headlessness come from the agent process that ran this
     // hook (crate::evidence): a headless run (`claude -p …`) fires the
     // agent's hooks too and must never become the pane's recording.

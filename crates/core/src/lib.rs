@@ -9,9 +9,10 @@
 //!
 //! # Pieces
 //!
-//! - [`catalog`]: the agent declarations, embedded from `agents.toml` and
-//!   validated at load ([`Catalog::embedded`]). [`AgentKind`] is generated
-//!   from the same file: a closed enum with stable discriminants.
+//! - [`catalog`]: the agent declarations of `agents.toml`, validated by
+//!   `build.rs` and embedded as generated data ([`Catalog::embedded`]).
+//!   [`AgentKind`] is generated from the same file: a closed enum with
+//!   stable discriminants.
 //! - [`shape`]: character allowlists every replayed value must match.
 //! - [`flag`]: extraction of allowlisted flags from invocation text.
 //! - [`posture`]: whether permission-posture flags may ride along.

@@ -57,6 +57,20 @@ impl Charset {
         Ok(Charset(bits))
     }
 
+    /// The set as a bit map (bit `c` for character `c`), which `build.rs`
+    /// writes into the generated catalog.
+    #[allow(dead_code)]
+    pub(crate) const fn bits(self) -> u128 {
+        self.0
+    }
+
+    /// The set [`Charset::bits`] gave, for the generated catalog (whose sets
+    /// were parsed and checked at build time).
+    #[allow(dead_code)]
+    pub(crate) const fn from_bits(bits: u128) -> Self {
+        Charset(bits)
+    }
+
     /// Whether `b` is in the set.
     pub fn contains(self, b: u8) -> bool {
         b < 128 && self.0 & (1 << b) != 0

@@ -82,6 +82,8 @@ pub struct StoreProbe<'h> {
     homes: &'h Homes,
     indexes: RefCell<Indexes>,
     running: OnceCell<Running>,
+    /// Per agent, which of `running`'s processes run it (matched once).
+    agent_procs: RefCell<HashMap<AgentKind, Rc<[usize]>>>,
 }
 
 impl<'h> StoreProbe<'h> {
@@ -91,6 +93,7 @@ impl<'h> StoreProbe<'h> {
             homes,
             indexes: RefCell::new(HashMap::new()),
             running: OnceCell::new(),
+            agent_procs: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -125,8 +128,13 @@ impl SessionProbe for StoreProbe<'_> {
     }
 
     fn running(&self, agent: AgentKind, session_id: &str) -> bool {
-        self.running
-            .get_or_init(|| Running::scan(self.homes))
-            .holds(agent, session_id)
+        let running = self.running.get_or_init(|| Running::scan(self.homes));
+        let among = self
+            .agent_procs
+            .borrow_mut()
+            .entry(agent)
+            .or_insert_with(|| running.of_agent(agent).into())
+            .clone();
+        running.holds_among(agent, &among, session_id)
     }
 }

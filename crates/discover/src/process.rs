@@ -328,22 +328,33 @@ mod procfs {
 
     use agent_resume_core::UnixMillis;
 
+    use std::io::Read;
+
     use super::{
         parse_stat, parse_stat_terminal, split_cmdline, ProcFs, ProcessId, ProcessInfo,
         ProcessTable,
     };
-    use crate::file::{read, read_prefix, Kind};
+    use crate::file::{open, read_prefix, Kind};
 
     /// `/proc` reports times in `USER_HZ`, 100 on every Linux ABI.
     const TICKS_PER_SECOND: u64 = 100;
 
+    /// The first `limit` bytes of a `/proc` file, through [`open`] (never
+    /// blocks, regular files only). `/proc` reports a size of 0, so the
+    /// buffer starts at a page: one `read` takes a whole `stat` or a usual
+    /// `cmdline`, where growing from nothing took four to six.
+    fn read_proc(path: &Path, limit: u64) -> Option<Vec<u8>> {
+        let mut buf = Vec::with_capacity(4096);
+        open(path, Kind::PidRegistry)
+            .ok()?
+            .take(limit)
+            .read_to_end(&mut buf)
+            .ok()?;
+        Some(buf)
+    }
+
     fn stat_line(pid: u32) -> Option<String> {
-        let raw = read_prefix(
-            Path::new(&format!("/proc/{pid}/stat")),
-            Kind::PidRegistry,
-            4096,
-        )
-        .ok()?;
+        let raw = read_proc(Path::new(&format!("/proc/{pid}/stat")), 4096)?;
         Some(String::from_utf8_lossy(&raw).into_owned())
     }
 
@@ -352,12 +363,14 @@ mod procfs {
     }
 
     pub(super) fn cmdline(pid: u32) -> Option<Vec<String>> {
-        let raw = read(
+        // One byte over the cap tells an argv over it, which is unreadable.
+        let raw = read_proc(
             Path::new(&format!("/proc/{pid}/cmdline")),
-            Kind::PidRegistry,
-            super::MAX_ARGV,
-        )
-        .ok()?;
+            super::MAX_ARGV + 1,
+        )?;
+        if raw.len() as u64 > super::MAX_ARGV {
+            return None;
+        }
         let argv = split_cmdline(&raw);
         (!argv.is_empty()).then_some(argv)
     }

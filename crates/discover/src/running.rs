@@ -196,18 +196,30 @@ impl Running {
 
     /// Whether a live process holds `agent`'s session `id`.
     pub fn holds(&self, agent: AgentKind, id: &str) -> bool {
+        self.holds_among(agent, &self.of_agent(agent), id)
+    }
+
+    /// The indices in [`Running::procs`] of the processes that run `agent`
+    /// ([`is_agent_program`]). Asking this once per agent and handing it to
+    /// [`Running::holds_among`] spares a plan of many panes from matching
+    /// every process against the agent again for each pane.
+    pub fn of_agent(&self, agent: AgentKind) -> Vec<usize> {
         let decl = Catalog::embedded().agent(agent);
-        if self.procs.iter().any(|p| argv_holds(decl, &p.argv, id)) {
+        (0..self.procs.len())
+            .filter(|&i| is_agent_program(decl, &self.procs[i].argv))
+            .collect()
+    }
+
+    /// [`Running::holds`], given `of_agent(agent)`.
+    pub fn holds_among(&self, agent: AgentKind, among: &[usize], id: &str) -> bool {
+        let procs = || among.iter().filter_map(|&i| self.procs.get(i));
+        if procs().any(|p| p.argv[1..].iter().any(|w| holds_word(w, id))) {
             return true;
         }
         self.registered
             .iter()
             .filter(|r| r.agent == agent && r.session_id == id)
-            .any(|r| {
-                self.procs
-                    .iter()
-                    .any(|p| p.pid == r.pid && is_agent_program(decl, &p.argv))
-            })
+            .any(|r| procs().any(|p| p.pid == r.pid))
     }
 }
 

@@ -69,6 +69,6 @@ pub use arm::Armed;
 pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
 pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
 pub use noted::Noted;
-pub use open::{Distrust, OpenOptions, Store};
+pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
 pub use row::{decode_values, RowState, Unreadable};
 pub use writer::{coalesce, Batch, Flushed, Set, Writer, WriterStats};

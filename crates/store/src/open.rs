@@ -10,6 +10,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Fault, OpenError, ReadOnly};
@@ -23,6 +24,13 @@ pub struct OpenOptions {
     /// A cap on the database size in pages (4 KiB each); writes past it fail
     /// with [`Fault::Full`] and roll back.
     pub max_page_count: Option<u32>,
+    /// Leave the write-ahead log (`-wal`, `-shm`) to the next process when
+    /// this connection closes, instead of checkpointing it into the database
+    /// (two fsyncs) and deleting both files. The log is checkpointed once it
+    /// holds [`KEPT_WAL_PAGES`] pages, by whichever commit passes that, or
+    /// by the close of a connection that does not keep it. For short-lived
+    /// writers that run often (the agents' hooks).
+    pub keep_wal: bool,
 }
 
 impl Default for OpenOptions {
@@ -30,9 +38,19 @@ impl Default for OpenOptions {
         OpenOptions {
             busy_timeout: Duration::from_secs(5),
             max_page_count: None,
+            keep_wal: false,
         }
     }
 }
+
+/// Pages a kept write-ahead log may hold before a commit checkpoints it.
+/// Small, because the first connection of every process rebuilds the log's
+/// index by reading the whole log.
+pub const KEPT_WAL_PAGES: u32 = 64;
+
+/// Bytes a kept write-ahead log is cut back to when it starts over after a
+/// checkpoint.
+const WAL_SIZE_LIMIT: i64 = 1 << 20;
 
 /// Why a database file is not trusted for restore.
 ///
@@ -320,6 +338,14 @@ impl OpenOptions {
     }
 
     fn open_read_write(&self, path: &Path) -> Result<Connection, OpenError> {
+        // A directory that refuses new entries refuses writes, even where a
+        // kept `-wal` and `-shm` would let SQLite write without creating a
+        // file: the store behaves the same whatever an earlier process left
+        // beside it.
+        let dir = parent(path).unwrap_or(Path::new("."));
+        if rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_err() {
+            return Err(read_only_error("the directory is not writable"));
+        }
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -346,16 +372,23 @@ impl OpenOptions {
         if !mode.eq_ignore_ascii_case("wal") {
             // WAL could not be entered (e.g. the directory refuses the -wal
             // file): treat as not writable rather than run in another mode.
-            return Err(OpenError::Sqlite {
-                fault: Fault::ReadOnly,
-                source: rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
-                    Some("journal mode is not wal".into()),
-                ),
-            });
+            return Err(read_only_error("journal mode is not wal"));
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(OpenError::sqlite)?;
+        if self.keep_wal {
+            // The commit stays in `-wal` for the next process, and `-wal`
+            // and `-shm` stay with it: no checkpoint (two fsyncs), no
+            // deletion of both files and no creating them again (a directory
+            // fsync) per process. SQLite gives them the database file's
+            // owner and mode (0600), so `examine` still trusts them.
+            conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+                .map_err(OpenError::sqlite)?;
+            conn.pragma_update(None, "wal_autocheckpoint", KEPT_WAL_PAGES)
+                .map_err(OpenError::sqlite)?;
+            conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)
+                .map_err(OpenError::sqlite)?;
+        }
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(OpenError::sqlite)?;
         if let Some(pages) = self.max_page_count {
@@ -386,6 +419,17 @@ impl OpenOptions {
             }
             Err(e) => Err(OpenError::sqlite(e)),
         }
+    }
+}
+
+/// A write refused before SQLite would refuse it, as SQLite refuses one.
+fn read_only_error(why: &str) -> OpenError {
+    OpenError::Sqlite {
+        fault: Fault::ReadOnly,
+        source: rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+            Some(why.to_owned()),
+        ),
     }
 }
 

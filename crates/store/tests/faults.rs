@@ -105,6 +105,32 @@ fn read_only_directory_still_loads_and_refuses_writes() {
 }
 
 #[test]
+fn read_only_directory_refuses_writes_even_with_a_kept_log_beside_the_database() {
+    // A hook leaves `-wal` and `-shm` (OpenOptions::keep_wal); with both
+    // there SQLite could write without creating a file, yet a read-only
+    // directory still means a read-only store.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    write_panes(&path, 5, 1);
+    let kept = OpenOptions {
+        keep_wal: true,
+        ..OpenOptions::default()
+    };
+    let mut w = Writer::new(kept.open(&path).expect("opens"));
+    for p in 0..5 {
+        w.send(Set::save(pane(p), rec(2, 2)));
+    }
+    w.flush().expect("flushes");
+    drop(w);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    assert!(Path::new(&wal).is_file(), "the log was kept");
+    chmod(tmp.path(), 0o500);
+    check_unprivileged("read-only", tmp.path(), &path, check_read_only);
+    chmod(tmp.path(), 0o700);
+}
+
+#[test]
 fn corrupt_header_degrades_to_no_recordings() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = db(tmp.path());

@@ -1,0 +1,71 @@
+//! CPU time (user + system) of child processes, as the kernel accounts it
+//! for children that were waited for (`getrusage(RUSAGE_CHILDREN)`, summed
+//! by `wait4`): its growth across one run-and-wait is that child's CPU
+//! time, every thread included. Paired and interleaved like
+//! [`crate::ratio::paired`], so the printed ratio is the median of the
+//! per-round ratios of CPU time, not of wall time.
+
+#![allow(unsafe_code)] // one getrusage call below; nothing else.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use crate::ratio::Paired;
+
+/// User + system time of every child waited for so far.
+pub fn children() -> Duration {
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct,
+    // and getrusage only writes one `rusage` through the pointer it gets,
+    // which points at this one.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: see above; RUSAGE_CHILDREN is a valid `who`.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    assert_eq!(rc, 0, "getrusage(RUSAGE_CHILDREN) works on Linux");
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The CPU time of `batch` runs of `path` and of `floor` (each runs a child
+/// to completion and waits for it), `rounds` times, alternating which goes
+/// first. Nothing else may start children meanwhile.
+pub fn paired(
+    rounds: usize,
+    batch: u32,
+    mut path: impl FnMut(),
+    mut floor: impl FnMut(),
+) -> Paired {
+    let cpu = |f: &mut dyn FnMut()| {
+        let before = children();
+        for _ in 0..batch {
+            f();
+        }
+        (children() - before).as_secs_f64() / f64::from(batch)
+    };
+    let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (p, f) = if round % 2 == 0 {
+            let p = cpu(&mut path);
+            (p, cpu(&mut floor))
+        } else {
+            let f = cpu(&mut floor);
+            (cpu(&mut path), f)
+        };
+        ps.push(p);
+        fs.push(f);
+        rs.push(p / f.max(1e-9));
+    }
+    Paired {
+        path: Duration::from_secs_f64(median(&mut ps)),
+        floor: Duration::from_secs_f64(median(&mut fs)),
+        ratio: median(&mut rs),
+        rounds,
+    }
+}

@@ -1,0 +1,370 @@
+//! Parsing and validating `agents.toml`. The same code runs in `build.rs`
+//! (included there by path), so a catalog that breaks a rule fails the
+//! build, and in [`Catalog::load`](super::Catalog::load) for a catalog given
+//! at run time; the build emits the validated catalog as Rust, so no process
+//! parses TOML for the embedded one.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::{
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PromptPlacement, ResumeShape,
+};
+use crate::shape::{Charset, Segment, Shape, ShapeError};
+use crate::AgentKind;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCatalog {
+    version: u32,
+    shape: BTreeMap<String, RawShape>,
+    agent: Vec<RawAgent>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShape {
+    segments: Option<Vec<RawSegment>>,
+    choice: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSegment {
+    literal: Option<String>,
+    chars: Option<String>,
+    len: Option<u16>,
+    min: Option<u16>,
+    max: Option<u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    name: String,
+    code: u16,
+    display: String,
+    commands: Vec<String>,
+    verified: bool,
+    #[serde(default)]
+    verified_versions: Vec<String>,
+    id_shape: String,
+    #[serde(default)]
+    config_env: Vec<String>,
+    resume: RawResume,
+    headless: Option<RawHeadless>,
+    #[serde(default)]
+    headless_subcommands: Vec<String>,
+    #[serde(default)]
+    positional_is_headless: bool,
+    launch_id_flag: Option<String>,
+    #[serde(default)]
+    shared_server_args: Vec<String>,
+    #[serde(default)]
+    flags: Vec<RawFlag>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawResume {
+    flag: Option<String>,
+    #[serde(default)]
+    joined: bool,
+    subcommand: Option<Vec<String>>,
+    // Present only to be refused with a precise error.
+    program: Option<toml::Value>,
+    executable: Option<toml::Value>,
+    command: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHeadless {
+    verified: bool,
+    #[serde(default)]
+    prefix: Vec<String>,
+    resume: RawResume,
+    prompt: Option<String>,
+    prompt_flag: Option<String>,
+    program: Option<toml::Value>,
+    executable: Option<toml::Value>,
+    command: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlag {
+    name: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+    arity: Arity,
+    shape: Option<String>,
+    #[serde(default)]
+    carry: bool,
+    #[serde(default)]
+    posture: bool,
+    #[serde(default)]
+    headless: bool,
+}
+
+/// `1.2.3`: one to four dot-separated runs of digits, at most 32 bytes.
+fn is_version(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    v.len() <= 32
+        && (1..=4).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_flag_word(w: &str) -> bool {
+    let body = w
+        .strip_prefix("--")
+        .or_else(|| w.strip_prefix('-'))
+        .unwrap_or("");
+    !body.is_empty()
+        && body.as_bytes()[0].is_ascii_alphanumeric()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn is_plain_word(w: &str) -> bool {
+    !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn shape_from_raw(raw: RawShape) -> Result<Shape, ShapeError> {
+    match (raw.segments, raw.choice) {
+        (Some(segs), None) => {
+            let mut out = Vec::with_capacity(segs.len());
+            for s in segs {
+                out.push(match (s.literal, s.chars, s.len, s.min, s.max) {
+                    (Some(lit), None, None, None, None) => Segment::Literal(lit),
+                    (None, Some(chars), Some(n), None, None) => Segment::Run {
+                        set: Charset::parse(&chars)?,
+                        min: n,
+                        max: n,
+                    },
+                    (None, Some(chars), None, Some(min), Some(max)) => Segment::Run {
+                        set: Charset::parse(&chars)?,
+                        min,
+                        max,
+                    },
+                    _ => return Err(ShapeError::BadSegment),
+                });
+            }
+            Shape::segments(out)
+        }
+        (None, Some(values)) => Shape::choice(values),
+        _ => Err(ShapeError::Empty),
+    }
+}
+
+/// Parses and validates a catalog file whose agents must be exactly
+/// `kinds` (by name and code).
+pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogError> {
+    let raw: RawCatalog =
+        toml::from_str(text).map_err(|e| CatalogError::Parse(e.message().to_owned()))?;
+    if raw.version != 1 {
+        return Err(CatalogError::Version(raw.version));
+    }
+    let mut shapes = BTreeMap::new();
+    for (name, rs) in raw.shape {
+        let shape = shape_from_raw(rs).map_err(|source| CatalogError::Shape {
+            name: name.clone(),
+            source,
+        })?;
+        shapes.insert(name, shape);
+    }
+    let all_commands: BTreeSet<&str> = raw
+        .agent
+        .iter()
+        .flat_map(|a| a.commands.iter().map(String::as_str))
+        .collect();
+    let mut seen_kinds = BTreeSet::new();
+    let mut agents = Vec::with_capacity(raw.agent.len());
+    for (i, ra) in raw.agent.iter().enumerate() {
+        let rule = |rule| CatalogError::Rule { agent: i, rule };
+        let kind = kinds
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == ra.name && k.code() == ra.code)
+            .ok_or(CatalogError::UnknownAgent(i))?;
+        if !seen_kinds.insert(kind) {
+            return Err(CatalogError::Duplicate {
+                what: "agent",
+                agent: i,
+            });
+        }
+        if ra.commands.is_empty() || !ra.commands.iter().all(|c| is_plain_word(c)) {
+            return Err(rule("commands must be plain words"));
+        }
+        let id_shape = shapes
+            .get(&ra.id_shape)
+            .cloned()
+            .ok_or(CatalogError::UnknownShape(i))?;
+        let resume = resume_from_raw(&ra.resume, i, &all_commands)?;
+        let headless = match &ra.headless {
+            None => None,
+            Some(h) => {
+                if h.program.is_some() || h.executable.is_some() || h.command.is_some() {
+                    return Err(CatalogError::ResumeNamesExecutable(i));
+                }
+                if !h.prefix.iter().all(|w| is_plain_word(w) || is_flag_word(w))
+                    || h.prefix.iter().any(|w| all_commands.contains(w.as_str()))
+                {
+                    return Err(rule("headless prefix must be plain words or flags"));
+                }
+                let prompt =
+                    match (h.prompt.as_deref(), &h.prompt_flag) {
+                        (Some("separator"), None) => PromptPlacement::AfterSeparator,
+                        (Some("positional"), None) => PromptPlacement::Positional,
+                        (None, Some(f)) if is_flag_word(f) => PromptPlacement::Flag(f.clone()),
+                        _ => return Err(rule(
+                            "headless needs one of prompt = separator|positional or prompt_flag",
+                        )),
+                    };
+                Some(HeadlessShape {
+                    verified: h.verified,
+                    prefix: h.prefix.clone(),
+                    resume: resume_from_raw(&h.resume, i, &all_commands)?,
+                    prompt,
+                })
+            }
+        };
+        if ra.verified && ra.verified_versions.is_empty() {
+            return Err(rule(
+                "a verified agent names the versions it was verified with",
+            ));
+        }
+        if !ra.verified_versions.iter().all(|v| is_version(v)) {
+            return Err(rule("a verified version is dotted numbers, like 1.2.3"));
+        }
+        if let Some(f) = &ra.launch_id_flag {
+            if !is_flag_word(f) || ra.flags.iter().any(|d| &d.name == f && d.carry) {
+                return Err(rule("launch_id_flag must be a flag that is never carried"));
+            }
+        }
+        if !ra.shared_server_args.iter().all(|w| !w.is_empty()) {
+            return Err(rule("shared server words are not empty"));
+        }
+        if !ra.headless_subcommands.iter().all(|w| is_plain_word(w)) {
+            return Err(rule("headless subcommands must be plain words"));
+        }
+        if !ra
+            .config_env
+            .iter()
+            .all(|v| is_plain_word(v) && !v.contains('-'))
+        {
+            return Err(rule("config_env must be variable names"));
+        }
+        let mut words = BTreeSet::new();
+        let mut flags = Vec::with_capacity(ra.flags.len());
+        for rf in &ra.flags {
+            for w in std::iter::once(&rf.name).chain(&rf.aliases) {
+                if !is_flag_word(w) {
+                    return Err(rule("flag names must look like -x or --name"));
+                }
+                if !words.insert(w.clone()) {
+                    return Err(CatalogError::Duplicate {
+                        what: "flag",
+                        agent: i,
+                    });
+                }
+            }
+            let shape = match &rf.shape {
+                None => None,
+                Some(s) => Some(
+                    shapes
+                        .get(s)
+                        .cloned()
+                        .ok_or(CatalogError::UnknownShape(i))?,
+                ),
+            };
+            if rf.carry {
+                match rf.arity {
+                    Arity::Switch if shape.is_none() => {}
+                    Arity::Value if shape.is_some() => {}
+                    _ => {
+                        return Err(rule(
+                            "a carried flag is a switch, or a value flag with a shape",
+                        ))
+                    }
+                }
+                if rf.headless {
+                    return Err(rule("a headless flag is never carried"));
+                }
+                if !rf.name.starts_with("--") {
+                    return Err(rule("a carried flag's canonical name is a long flag"));
+                }
+            } else if rf.posture || shape.is_some() {
+                return Err(rule("posture and shape only apply to carried flags"));
+            }
+            flags.push(FlagDecl {
+                name: rf.name.clone(),
+                aliases: rf.aliases.clone(),
+                arity: rf.arity,
+                shape,
+                carry: rf.carry,
+                posture: rf.posture,
+                headless: rf.headless,
+            });
+        }
+        agents.push(AgentDecl {
+            kind,
+            display: ra.display.clone(),
+            commands: ra.commands.clone(),
+            verified: ra.verified,
+            verified_versions: ra.verified_versions.clone(),
+            id_shape_name: ra.id_shape.clone(),
+            id_shape,
+            config_env: ra.config_env.clone(),
+            resume,
+            headless,
+            headless_subcommands: ra.headless_subcommands.clone(),
+            positional_is_headless: ra.positional_is_headless,
+            launch_id_flag: ra.launch_id_flag.clone(),
+            shared_server_args: ra.shared_server_args.clone(),
+            flags,
+        });
+    }
+    if seen_kinds.len() != kinds.len() {
+        return Err(CatalogError::Rule {
+            agent: agents.len(),
+            rule: "every built-in agent kind must be declared",
+        });
+    }
+    agents.sort_by_key(|a| a.kind);
+    Ok(Catalog { agents, shapes })
+}
+
+fn resume_from_raw(
+    r: &RawResume,
+    i: usize,
+    commands: &BTreeSet<&str>,
+) -> Result<ResumeShape, CatalogError> {
+    if r.program.is_some() || r.executable.is_some() || r.command.is_some() {
+        return Err(CatalogError::ResumeNamesExecutable(i));
+    }
+    match (&r.flag, &r.subcommand) {
+        (Some(f), None) if is_flag_word(f) => Ok(ResumeShape::Flag {
+            name: f.clone(),
+            joined: r.joined,
+        }),
+        (None, Some(words))
+            if !r.joined && !words.is_empty() && words.iter().all(|w| is_plain_word(w)) =>
+        {
+            if words.iter().any(|w| commands.contains(w.as_str())) {
+                return Err(CatalogError::ResumeNamesExecutable(i));
+            }
+            Ok(ResumeShape::Subcommand(words.clone()))
+        }
+        _ => Err(CatalogError::Rule {
+            agent: i,
+            rule: "resume needs one of flag or subcommand",
+        }),
+    }
+}

@@ -147,18 +147,13 @@ pub fn row<'a>(p: &'a PanePlan, place: Option<&Place>) -> Row<'a> {
 
 /// The plans in position order (panes without a place last, by id).
 pub fn sorted<'a>(plans: &'a [PanePlan], places: &HashMap<PaneId, Place>) -> Vec<&'a PanePlan> {
-    let mut out: Vec<&PanePlan> = plans.iter().collect();
-    out.sort_by(|a, b| {
-        let key = |p: &PanePlan| {
-            (
-                places.get(&p.pane).map(|x| x.position.clone()).is_none(),
-                places.get(&p.pane).map(|x| x.position.clone()),
-                p.pane,
-            )
-        };
-        key(a).cmp(&key(b))
-    });
-    out
+    // Keys looked up once per plan, not twice per comparison.
+    let mut keyed: Vec<(Option<&Position>, &PanePlan)> = plans
+        .iter()
+        .map(|p| (places.get(&p.pane).map(|x| &x.position), p))
+        .collect();
+    keyed.sort_by(|(pa, a), (pb, b)| (pa.is_none(), pa, a.pane).cmp(&(pb.is_none(), pb, b.pane)));
+    keyed.into_iter().map(|(_, p)| p).collect()
 }
 
 /// Prints the plans, one line per pane in position order, or (`json`) a
@@ -274,9 +269,6 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
         gate.enabled,
         (restore && layout.startup).then_some(&keep),
     )?;
-    for w in &decided.warnings {
-        eprintln!("agent-resume: {w}");
-    }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);

@@ -136,6 +136,21 @@ fn make_session(tmux: &Tmux, session: &str, window0: &[&Path], window1: Option<&
             o("100000"),
         ]);
     }
+    // tmux reads a pane's directory from its process, which has it only once
+    // the child has started: a save before that would see none.
+    let wanted = window0.len() + usize::from(window1.is_some());
+    common_tmux::wait_for("every new pane to report its directory", || {
+        let dirs = tmux.ok(&[
+            "list-panes",
+            "-s",
+            "-t",
+            &format!("={session}"),
+            "-F",
+            "#{pane_current_path}",
+        ]);
+        let known = dirs.lines().filter(|l| !l.is_empty()).count();
+        (known == wanted).then_some(())
+    });
 }
 
 /// The stable id of every pane, by `session:window.pane`.

@@ -1,33 +1,53 @@
 //! Whole-process `agent-resume tmux restore --recreate`, as a user runs it
-//! after the tmux server died: the release binary, a private tmux server
-//! (own socket name and `TMUX_TMPDIR`) whose config carries the `init tmux`
-//! hooks, bash panes whose `.bashrc` loads `init bash`, and stand-in agents
-//! (`claude`, `codex`, `gemini`: one small `sh` script that writes its argv
-//! to a file and `exec`s `sleep`) first on `PATH`.
+//! after the tmux server died, against a plain tmux script that makes the
+//! same layout (goal P4 of issue 14).
 //!
-//! For 8 and for 50 agent panes, each cycle restores the same database (a
-//! saved snapshot plus one recording per pane, copied back before every
-//! cycle), runs the restore under `/usr/bin/time -v`, and measures
+//! **The restore**: the release binary, a private tmux server (own socket
+//! name and `TMUX_TMPDIR`) whose config carries the `init tmux` hooks, bash
+//! panes whose `.bashrc` loads `init bash`, and stand-in agents (`claude`,
+//! `codex`, `gemini`: one small `sh` script that writes its directory and
+//! argv to a file and `exec`s `sleep`) first on `PATH`. Each cycle restores
+//! the same database (a saved snapshot plus one recording per pane, copied
+//! back before every cycle).
 //!
-//! - **all started**: from spawning the restore until every stand-in agent
-//!   has written its argv file (polled every 5 ms) — sessions, windows and
-//!   panes recreated, each shell started and its first prompt having taken
-//!   and run its armed line;
-//! - **restore exit**: until the restore process itself exited;
-//! - **peak RSS**: the restore process's "Maximum resident set size".
+//! **The floor**: a plain `sh` script of tmux commands, one per pane
+//! (`new-session`, `new-window`, `split-window` with `-c` and `-e`, a
+//! `select-layout tiled` after each split as the layout was first built,
+//! and each window's saved layout at the end), run on a second private
+//! server whose config only sets the same `default-command`. Its panes start
+//! the same `bash` with a `.bashrc` that sets the same prompt and, at the
+//! first prompt, runs the pane's stand-in with exactly the argv the restore
+//! gave it (read from the stand-ins' files after a warm-up restore), handed
+//! over in the pane's environment. No agent-resume anywhere.
 //!
-//! then kills the server and waits until every process of the cycle is
-//! gone. One warm-up cycle, then `TMUX_RESTORE_CYCLES` (default 10) timed
-//! cycles; prints median, min and max. Criterion is not used: one sample is
-//! a whole server lifecycle.
+//! Both sides are timed from spawning the restore (or the script) until
+//! every stand-in has written its argv file (polled every 5 ms): sessions,
+//! windows and panes made, every shell started and every agent running.
+//! Set-up (copying the database back) and teardown (killing the server and
+//! waiting until every process of the cycle is gone) are outside the
+//! timing. For 8 and for 50 agent panes: one warm-up cycle each, then
+//! `TMUX_RESTORE_CYCLES` (default 10) interleaved pairs
+//! (`support/ratio.rs`); prints the `ratio=` line of P4 and the restore's
+//! own exit time and peak RSS (`/usr/bin/time -v`).
+//!
+//! When `strace` is installed, one more cycle of each side runs under
+//! `strace -f -e trace=execve` (untimed) and the bench prints how many tmux
+//! clients, agent-resume processes and `tmux save` runs it started, counted
+//! until a second after every agent ran (the teardown's are not counted);
+//! `TMUX_RESTORE_TRACES=<dir>` keeps the traces there.
 //!
 //! Reproduce: `cargo build --release && cargo bench --bench tmux_restore`.
 
+#[path = "support/ratio.rs"]
+mod ratio;
+
+use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Agent pane counts measured.
@@ -40,13 +60,19 @@ const WINDOWS_PER_SESSION: usize = 5;
 /// How long any one wait may take before the bench gives up.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-/// The stand-in agent: a resume writes the argv to `$RAN/<pid>`, then the
-/// process lives as long as its pane.
+/// The stand-in agent: a start writes its directory and argv to
+/// `$RAN/<pid>`, then the process lives as long as its pane.
 const STANDIN: &str = r#"#!/bin/sh
 # Stand-in agent for benches/tmux_restore.rs. Not a real agent.
-printf '%s\n' "${0##*/}" "$@" > "$RAN/$$.part" && mv "$RAN/$$.part" "$RAN/$$"
+printf '%s\n' "$PWD" "${0##*/}" "$@" > "$RAN/$$.part" && mv "$RAN/$$.part" "$RAN/$$"
 exec sleep 86400
 "#;
+
+/// The floor's `.bashrc`: the same prompt, and the pane's agent line run
+/// at the first prompt, as the integration runs the armed line there.
+const FLOOR_BASHRC: &str = "PS1='bench$ '\n\
+    __floor_first() { PROMPT_COMMAND=; [ -n \"${FLOOR_LINE-}\" ] && eval \"$FLOOR_LINE\"; }\n\
+    PROMPT_COMMAND=__floor_first\n";
 
 /// The environment variable marking every process of the bench.
 const MARKER: &str = "AGENT_RESUME_BENCH_WORLD";
@@ -58,14 +84,34 @@ fn which(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// One bench world: a temporary root (home, stand-ins, pane directories,
-/// the database template) and a private tmux server.
+/// `s` single-quoted for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// One side of the comparison: its home and its private tmux server.
+struct Side {
+    socket: String,
+    env: Vec<(OsString, OsString)>,
+}
+
+/// One bench world: a temporary root (two homes, stand-ins, pane
+/// directories, the database template, the floor script) and the two
+/// private tmux servers.
 struct World {
     dir: tempfile::TempDir,
     bin: PathBuf,
-    socket: String,
-    env: Vec<(OsString, OsString)>,
     panes: usize,
+    restore: Side,
+    floor: Side,
+}
+
+/// What a traced cycle started.
+#[derive(Default)]
+struct Counts {
+    tmux: usize,
+    agent_resume: usize,
+    saves: usize,
 }
 
 impl World {
@@ -73,8 +119,10 @@ impl World {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir.path().to_owned();
         let home = root.join("home");
+        let floor_home = root.join("floor-home");
         for d in [
             home.clone(),
+            floor_home.clone(),
             root.join("bin"),
             root.join("ran"),
             root.join("tmux"),
@@ -97,6 +145,12 @@ impl World {
              run-shell 'agent-resume init tmux | tmux source-file -'\n",
         )
         .expect("writes .tmux.conf");
+        fs::write(floor_home.join(".bashrc"), FLOOR_BASHRC).expect("writes the floor's .bashrc");
+        fs::write(
+            floor_home.join(".tmux.conf"),
+            "set -g default-command \"bash -i\"\n",
+        )
+        .expect("writes the floor's .tmux.conf");
         let bin_dir = bin.parent().expect("the binary's folder").to_owned();
         let path = std::env::join_paths([
             root.join("bin"),
@@ -107,23 +161,32 @@ impl World {
         ])
         .expect("a PATH");
         let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), home.into_os_string()),
-            (os("PATH"), path),
-            (os("SHELL"), os("/bin/bash")),
-            (os("LANG"), os("C.UTF-8")),
-            (os("TERM"), os("xterm-256color")),
-            (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
-            (os("RAN"), root.join("ran").into_os_string()),
-            (os("AGENT_RESUME"), os("1")),
-            (os(MARKER), root.clone().into_os_string()),
-        ];
+        let env = |home: &Path| {
+            vec![
+                (os("HOME"), home.as_os_str().to_owned()),
+                (os("PATH"), path.clone()),
+                (os("SHELL"), os("/bin/bash")),
+                (os("LANG"), os("C.UTF-8")),
+                (os("TERM"), os("xterm-256color")),
+                (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
+                (os("RAN"), root.join("ran").into_os_string()),
+                (os("AGENT_RESUME"), os("1")),
+                (os(MARKER), root.clone().into_os_string()),
+            ]
+        };
+        let pid = std::process::id();
         World {
-            dir,
             bin: bin.to_owned(),
-            socket: format!("ar-bench-{}-{panes}", std::process::id()),
-            env,
             panes,
+            restore: Side {
+                socket: format!("ar-bench-{pid}-{panes}"),
+                env: env(&home),
+            },
+            floor: Side {
+                socket: format!("ar-floor-{pid}-{panes}"),
+                env: env(&floor_home),
+            },
+            dir,
         }
     }
 
@@ -136,18 +199,17 @@ impl World {
             .join("home/.local/share/agent-resume/recordings.sqlite3")
     }
 
-    fn command(&self, program: &Path) -> Command {
+    fn command(side: &Side, program: &Path) -> Command {
         let mut c = Command::new(program);
         c.env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .envs(side.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         c
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        let out = self
-            .command(Path::new("tmux"))
-            .args(["-L", &self.socket])
+        let out = Self::command(&self.restore, Path::new("tmux"))
+            .args(["-L", &self.restore.socket])
             .args(args)
             .output()
             .expect("runs tmux");
@@ -160,8 +222,7 @@ impl World {
     }
 
     fn agent_resume(&self, args: &[&str]) {
-        let out = self
-            .command(&self.bin)
+        let out = Self::command(&self.restore, &self.bin)
             .args(args)
             .output()
             .expect("runs agent-resume");
@@ -172,9 +233,9 @@ impl World {
         );
     }
 
-    fn running(&self) -> bool {
-        self.command(Path::new("tmux"))
-            .args(["-L", &self.socket, "ls"])
+    fn running(side: &Side) -> bool {
+        Self::command(side, Path::new("tmux"))
+            .args(["-L", &side.socket, "ls"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
@@ -200,26 +261,38 @@ impl World {
             .count()
     }
 
-    /// Kills the server; waits until it and every process of the world are gone.
+    /// Kills both servers; waits until they and every process of the world
+    /// are gone.
     fn kill(&self) {
-        let _ = self
-            .command(Path::new("tmux"))
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(Stdio::null())
-            .status();
-        wait("the tmux server and its processes to go", || {
-            !self.running() && self.ours() == 0
+        for side in [&self.restore, &self.floor] {
+            let _ = Self::command(side, Path::new("tmux"))
+                .args(["-L", &side.socket, "kill-server"])
+                .stderr(Stdio::null())
+                .status();
+        }
+        wait("the tmux servers and their processes to go", || {
+            !Self::running(&self.restore) && !Self::running(&self.floor) && self.ours() == 0
         });
+    }
+
+    /// The layout of pane `i`: its directory, session, window and whether
+    /// it starts its window.
+    fn place(&self, i: usize) -> (String, String, usize, usize) {
+        let dir = self.root().join("w").join(format!("p{i}"));
+        let dir = dir.to_str().expect("a UTF-8 temp path").to_owned();
+        let session = format!("s{}", i / (PANES_PER_WINDOW * WINDOWS_PER_SESSION));
+        let window = (i / PANES_PER_WINDOW) % WINDOWS_PER_SESSION;
+        (dir, session, window, i % PANES_PER_WINDOW)
     }
 
     /// Builds the layout with plain bash panes (no hooks: `-f /dev/null`),
     /// saves the snapshot, records one agent per pane, and keeps the
-    /// database as the template every cycle starts from.
-    fn prepare(&self) {
+    /// database as the template every cycle starts from; returns each
+    /// window's layout (`=session:window` → layout).
+    fn prepare(&self) -> BTreeMap<String, String> {
         let tmux_no_config = |args: &[&str]| {
-            let out = self
-                .command(Path::new("tmux"))
-                .args(["-L", &self.socket, "-f", "/dev/null"])
+            let out = Self::command(&self.restore, Path::new("tmux"))
+                .args(["-L", &self.restore.socket, "-f", "/dev/null"])
                 .args(args)
                 .output()
                 .expect("runs tmux");
@@ -230,14 +303,11 @@ impl World {
             );
         };
         for i in 0..self.panes {
-            let dir = self.root().join("w").join(format!("p{i}"));
+            let (dir, session, window, index) = self.place(i);
             fs::create_dir_all(&dir).expect("mkdir");
-            let dir = dir.to_str().expect("a UTF-8 temp path").to_owned();
-            let session = format!("s{}", i / (PANES_PER_WINDOW * WINDOWS_PER_SESSION));
-            let window = (i / PANES_PER_WINDOW) % WINDOWS_PER_SESSION;
             let place = format!("={session}:{window}");
             let shell = ["bash", "--norc", "--noprofile", "-i"];
-            match (window, i % PANES_PER_WINDOW) {
+            match (window, index) {
                 (0, 0) => tmux_no_config(
                     &[
                         &["new-session", "-d", "-s", &session, "-x", "200", "-y", "60"][..],
@@ -261,7 +331,20 @@ impl World {
                 }
             }
         }
-        self.agent_resume(&["tmux", "save", "-L", &self.socket]);
+        self.agent_resume(&["tmux", "save", "-L", &self.restore.socket]);
+        let layouts = self
+            .tmux(&[
+                "list-windows",
+                "-a",
+                "-F",
+                "=#{session_name}:#{window_index}\t#{window_layout}",
+            ])
+            .lines()
+            .map(|l| {
+                let (w, layout) = l.split_once('\t').expect("a list-windows line");
+                (w.to_owned(), layout.to_owned())
+            })
+            .collect();
         let listed = self.tmux(&[
             "list-panes",
             "-a",
@@ -302,10 +385,59 @@ impl World {
                     .expect("keeps the database template");
             }
         }
+        layouts
     }
 
-    /// One restore; `(all started, restore exit, peak RSS in KiB)`.
-    fn cycle(&self) -> (Duration, Duration, u64) {
+    /// The floor script: the same layout made with one tmux command per
+    /// pane, each pane's agent line (`argv` by directory, as the restore
+    /// started it) in its environment.
+    fn write_floor(
+        &self,
+        layouts: &BTreeMap<String, String>,
+        argv: &BTreeMap<String, Vec<String>>,
+    ) {
+        let mut script = String::from("#!/bin/sh\nset -e\n");
+        let tmux = format!("tmux -L {}", self.floor.socket);
+        for i in 0..self.panes {
+            let (dir, session, window, index) = self.place(i);
+            let place = format!("={session}:{window}");
+            let words = argv
+                .get(&dir)
+                .unwrap_or_else(|| panic!("the restore started no agent in {dir}"));
+            let line: Vec<String> = words.iter().map(|w| sh_quote(w)).collect();
+            let start = format!(
+                "-c {} -e {} bash",
+                sh_quote(&dir),
+                sh_quote(&format!("FLOOR_LINE={}", line.join(" ")))
+            );
+            match (window, index) {
+                (0, 0) => writeln!(
+                    script,
+                    "{tmux} new-session -d -s {session} -x 200 -y 60 {start}"
+                ),
+                (_, 0) => writeln!(script, "{tmux} new-window -d -t {place} {start}"),
+                _ => writeln!(
+                    script,
+                    "{tmux} split-window -d -t {place} {start}\n\
+                     {tmux} select-layout -t {place} tiled"
+                ),
+            }
+            .expect("writes to a String");
+            let last_of_window = i + 1 == self.panes || (i + 1) % PANES_PER_WINDOW == 0;
+            if last_of_window && index > 0 {
+                writeln!(
+                    script,
+                    "{tmux} select-layout -t {place} {}",
+                    sh_quote(&layouts[&place])
+                )
+                .expect("writes to a String");
+            }
+        }
+        fs::write(self.root().join("floor.sh"), script).expect("writes the floor script");
+    }
+
+    /// Clears `ran/` (and copies the database template back).
+    fn reset(&self) {
         for suffix in ["", "-wal", "-shm"] {
             let to = PathBuf::from(format!("{}{suffix}", self.db().display()));
             let from = self.root().join(format!("template{suffix}"));
@@ -318,28 +450,35 @@ impl World {
         let ran = self.root().join("ran");
         fs::remove_dir_all(&ran).expect("clears ran/");
         fs::create_dir_all(&ran).expect("mkdir ran/");
-        let mut child = self
-            .command(Path::new("/usr/bin/time"))
-            .arg("-v")
-            .arg(&self.bin)
-            .args(["tmux", "restore", "-L", &self.socket, "--recreate"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("runs /usr/bin/time agent-resume tmux restore");
-        let start = Instant::now();
-        let mut exited = None;
+    }
+
+    /// The stand-ins started so far: directory → argv.
+    fn started(&self) -> BTreeMap<String, Vec<String>> {
+        fs::read_dir(self.root().join("ran"))
+            .expect("reads ran/")
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().ends_with(".part"))
+            .filter_map(|e| {
+                let text = fs::read_to_string(e.path()).ok()?;
+                let mut lines = text.lines().map(str::to_owned);
+                Some((lines.next()?, lines.collect()))
+            })
+            .collect()
+    }
+
+    /// Waits until every stand-in started, calling `poll` between looks;
+    /// the time since `start`.
+    fn wait_started(&self, start: Instant, mut poll: impl FnMut()) -> Duration {
+        let ran = self.root().join("ran");
         loop {
-            if exited.is_none() && child.try_wait().expect("polls the restore").is_some() {
-                exited = Some(start.elapsed());
-            }
+            poll();
             let started = fs::read_dir(&ran)
                 .expect("reads ran/")
                 .flatten()
                 .filter(|e| !e.file_name().to_string_lossy().ends_with(".part"))
                 .count();
             if started >= self.panes {
-                break;
+                return start.elapsed();
             }
             assert!(
                 start.elapsed() < PATIENCE,
@@ -348,7 +487,42 @@ impl World {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        let all_started = start.elapsed();
+    }
+
+    fn spawn_restore(&self, wrap: &[&str]) -> Child {
+        let (program, pre) = wrap.split_first().expect("a program");
+        Self::command(&self.restore, Path::new(program))
+            .args(pre)
+            .arg(&self.bin)
+            .args(["tmux", "restore", "-L", &self.restore.socket, "--recreate"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs agent-resume tmux restore")
+    }
+
+    fn spawn_floor(&self, wrap: &[&str]) -> Child {
+        let (program, pre) = wrap.split_first().expect("a program");
+        Self::command(&self.floor, Path::new(program))
+            .args(pre)
+            .arg(self.root().join("floor.sh"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs the floor script")
+    }
+
+    /// One restore; `(all started, restore exit, peak RSS in KiB)`.
+    fn cycle(&self) -> (Duration, Duration, u64) {
+        self.reset();
+        let mut child = self.spawn_restore(&["/usr/bin/time", "-v"]);
+        let start = Instant::now();
+        let mut exited = None;
+        let all_started = self.wait_started(start, || {
+            if exited.is_none() && child.try_wait().expect("polls the restore").is_some() {
+                exited = Some(start.elapsed());
+            }
+        });
         let out = child.wait_with_output().expect("the restore exits");
         let exited = exited.unwrap_or_else(|| start.elapsed());
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -364,16 +538,120 @@ impl World {
         self.kill();
         (all_started, exited, rss)
     }
+
+    /// One run of the floor script: until every stand-in started.
+    fn floor_cycle(&self) -> Duration {
+        self.reset();
+        let child = self.spawn_floor(&["/bin/sh"]);
+        let start = Instant::now();
+        let all_started = self.wait_started(start, || {});
+        let out = child.wait_with_output().expect("the floor script exits");
+        assert!(
+            out.status.success(),
+            "the floor script failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.kill();
+        all_started
+    }
+
+    /// One untimed cycle of a side under `strace -f`: what it started, until
+    /// a second after every agent ran.
+    fn counted(&self, strace: &Path, restore: bool) -> Counts {
+        self.reset();
+        let log = self.root().join("strace.log");
+        let strace = strace.to_str().expect("a UTF-8 path");
+        let log_arg = log.to_str().expect("a UTF-8 temp path");
+        let wrap = [
+            strace,
+            "-f",
+            "-qq",
+            "-e",
+            "trace=execve",
+            "-e",
+            "signal=none",
+            "-s",
+            "64",
+            "-o",
+            log_arg,
+        ];
+        let mut child = if restore {
+            self.spawn_restore(&wrap)
+        } else {
+            self.spawn_floor(&[&wrap[..], &["/bin/sh"]].concat())
+        };
+        self.wait_started(Instant::now(), || {});
+        std::thread::sleep(Duration::from_secs(1));
+        // A mark in the trace: the traced server runs it before the
+        // teardown, whose processes (hooks of the dying server) are not
+        // counted.
+        let side = if restore { &self.restore } else { &self.floor };
+        let marked = Self::command(side, Path::new("tmux"))
+            .args(["-L", &side.socket, "run-shell", COUNT_MARK])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(marked, "the server runs the mark");
+        self.kill();
+        let _ = child.wait();
+        if let Some(keep) = std::env::var_os("TMUX_RESTORE_TRACES") {
+            let side = if restore { "restore" } else { "floor" };
+            let to = Path::new(&keep).join(format!("{side}-{}.strace", self.panes));
+            fs::copy(&log, to).expect("keeps the trace");
+        }
+        count_execs(&String::from_utf8_lossy(
+            &fs::read(&log).expect("reads the trace"),
+        ))
+    }
 }
 
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = self
-            .command(Path::new("tmux"))
-            .args(["-L", &self.socket, "kill-server"])
-            .stderr(Stdio::null())
-            .status();
+/// What the traced server runs to mark the end of what is counted.
+const COUNT_MARK: &str = ": tmux_restore-count-ends-here";
+
+/// Counts the successful `execve` calls of an `strace -f` log by program,
+/// up to [`COUNT_MARK`].
+fn count_execs(log: &str) -> Counts {
+    let mut pending: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut counts = Counts::default();
+    for line in log.lines() {
+        if line.contains(COUNT_MARK) {
+            break;
+        }
+        let Some((pid, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let call = if let Some(rest) = rest.strip_prefix("<... execve resumed>") {
+            match pending.remove(pid) {
+                Some(call) if rest.contains(" = 0") => call,
+                _ => continue,
+            }
+        } else if rest.starts_with("execve(") {
+            if rest.ends_with("<unfinished ...>") {
+                pending.insert(pid, rest);
+                continue;
+            }
+            if !rest.contains(") = 0") {
+                continue;
+            }
+            rest
+        } else {
+            continue;
+        };
+        let path = call
+            .strip_prefix("execve(\"")
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_default();
+        match path.rsplit('/').next() {
+            Some("tmux") => counts.tmux += 1,
+            Some("agent-resume") => {
+                counts.agent_resume += 1;
+                if call.contains("\"tmux\", \"save\"") {
+                    counts.saves += 1;
+                }
+            }
+            _ => {}
+        }
     }
+    counts
 }
 
 fn wait(what: &str, mut done: impl FnMut() -> bool) {
@@ -417,27 +695,55 @@ fn main() {
         .filter(|n| *n > 0)
         .unwrap_or(10);
     println!(
-        "tmux_restore: {} tmux restore --recreate, {cycles} cycles (+1 warm-up)",
+        "tmux_restore: {} tmux restore --recreate against a plain tmux script, \
+         {cycles} interleaved pairs (+1 warm-up each)",
         bin.display()
     );
     for panes in SIZES {
         let world = World::new(&bin, panes);
-        world.prepare();
+        let layouts = world.prepare();
         let _ = world.cycle();
-        let samples: Vec<_> = (0..cycles).map(|_| world.cycle()).collect();
-        let started: Vec<Duration> = samples.iter().map(|s| s.0).collect();
-        let exited: Vec<Duration> = samples.iter().map(|s| s.1).collect();
-        let rss: Vec<u64> = samples.iter().map(|s| s.2).collect();
+        world.write_floor(&layouts, &world.started());
+        let _ = world.floor_cycle();
+        let mut restores = Vec::new();
+        let p = ratio::paired_timed(
+            cycles,
+            || {
+                let c = world.cycle();
+                restores.push(c);
+                c.0
+            },
+            || world.floor_cycle(),
+        );
+        ratio::report(
+            "P4",
+            &format!("tmux restore --recreate, {panes} agent panes, until every agent runs"),
+            "plain tmux script, same layout, shells and stand-ins",
+            Some(1.5),
+            &p,
+        );
+        let exited: Vec<Duration> = restores.iter().map(|s| s.1).collect();
+        let rss: Vec<u64> = restores.iter().map(|s| s.2).collect();
         println!(
-            "{panes:>3} agent panes: all started median {} (min {}, max {}); \
-             restore exit median {} (min {}); peak RSS median {} KiB (max {} KiB)",
-            ms(median(started.clone())),
-            ms(started.iter().copied().min().unwrap_or_default()),
-            ms(started.iter().copied().max().unwrap_or_default()),
+            "{panes:>3} agent panes: restore exit median {} (min {}); peak RSS median {} KiB (max {} KiB)",
             ms(median(exited.clone())),
             ms(exited.iter().copied().min().unwrap_or_default()),
             median(rss.clone()),
             rss.iter().copied().max().unwrap_or_default(),
         );
+        match which("strace") {
+            Some(strace) => {
+                let r = world.counted(&strace, true);
+                let f = world.counted(&strace, false);
+                println!(
+                    "{panes:>3} agent panes: started per restore: {} tmux clients, {} agent-resume \
+                     processes ({} tmux save); per floor script: {} tmux clients, {} agent-resume",
+                    r.tmux, r.agent_resume, r.saves, f.tmux, f.agent_resume
+                );
+            }
+            None => {
+                println!("{panes:>3} agent panes: strace is not installed; processes not counted")
+            }
+        }
     }
 }

@@ -92,3 +92,33 @@ fn show(d: Duration) -> String {
         format!("{:.2}ms", ns / 1e6)
     }
 }
+
+/// Like [`paired`], for paths whose runs time themselves (a run with set-up
+/// and teardown around the part that counts): `path` and `floor` each
+/// return the time of one run, alternating which goes first.
+pub fn paired_timed(
+    rounds: usize,
+    mut path: impl FnMut() -> Duration,
+    mut floor: impl FnMut() -> Duration,
+) -> Paired {
+    let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (p, f) = if round % 2 == 0 {
+            let p = path();
+            (p, floor())
+        } else {
+            let f = floor();
+            (path(), f)
+        };
+        let (p, f) = (p.as_secs_f64(), f.as_secs_f64());
+        ps.push(p);
+        fs.push(f);
+        rs.push(p / f.max(1e-15));
+    }
+    Paired {
+        path: Duration::from_secs_f64(median_f64(&mut ps)),
+        floor: Duration::from_secs_f64(median_f64(&mut fs)),
+        ratio: median_f64(&mut rs),
+        rounds,
+    }
+}

@@ -6,6 +6,7 @@
 use std::process::ExitCode;
 
 use agent_resume_core::{quote, Catalog};
+use agent_resume_tmux::{CLOCK_OPTION, RESTORING_OPTION, SAVING_OPTION};
 use anyhow::Result;
 use clap::ValueEnum;
 
@@ -86,9 +87,21 @@ pub const TMUX_EVENTS: &[&str] = &[
     "pane-focus-in",
 ];
 
+/// How long a hook's pending save keeps the other hooks from starting
+/// another, at most (the save clears it as soon as it lists the panes).
+const SAVE_PENDING_SECS: u32 = 10;
+
 /// The tmux configuration: one indexed hook per event (re-sourcing replaces
 /// rather than duplicates). The binary path is used only when it needs no
 /// quoting inside tmux's own quotes; otherwise `agent-resume` from `PATH`.
+///
+/// A hook starts a save only when no save is pending and no restore is
+/// making panes: both are server options holding a deadline in seconds
+/// since the epoch ([`SAVING_OPTION`], [`RESTORING_OPTION`]), compared with
+/// tmux's own clock (`#{T:…}` expands `%s` through strftime), so a save
+/// that never ran or a restore that died silences the hooks only until its
+/// deadline. A burst of events starts one save; the restore saves once
+/// itself.
 fn tmux_hooks() -> String {
     let bin = std::env::current_exe()
         .ok()
@@ -98,10 +111,19 @@ fn tmux_hooks() -> String {
                 .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
         })
         .unwrap_or_else(|| "agent-resume".to_owned());
-    let mut out = String::from("# agent-resume: keep the tmux layout snapshot current.\n");
+    let now = format!("#{{T:{CLOCK_OPTION}}}");
+    let due = format!(
+        "#{{&&:#{{e|>=:{now},#{{{RESTORING_OPTION}}}}},#{{e|>=:{now},#{{{SAVING_OPTION}}}}}}}"
+    );
+    let mut out = String::from(
+        "# agent-resume: keep the tmux layout snapshot current, one save at a time.\n",
+    );
+    out.push_str(&format!("set -g {CLOCK_OPTION} '%s'\n"));
     for event in TMUX_EVENTS {
         out.push_str(&format!(
-            "set-hook -g '{event}[77]' \"run-shell -b '{bin} tmux save'\"\n"
+            "set-hook -g '{event}[77]' {{ if -F '{due}' {{ \
+             set -gF {SAVING_OPTION} '#{{e|+:{now},{SAVE_PENDING_SECS}}}' ; \
+             run-shell -b '{bin} tmux save' }} }}\n"
         ));
     }
     out

@@ -25,14 +25,15 @@ use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use agent_resume_core::{quote, PaneId, PanePlan, PaneSpec, Shell, Verdict};
 
 use super::plan::{Place, Position};
 use agent_resume_store::Store;
 use agent_resume_tmux::{
-    layout_size, literal, shell_of, snapshot, to_layout, LivePane, Refused, Snapshot, Socket,
-    Start, Tmux, Typed, Value, PROBE_PATIENCE,
+    layout_size, literal, shell_of, snapshot, to_layout, LivePane, NewWindow, Refused, Snapshot,
+    Socket, Start, Tmux, Typed, Value, PROBE_PATIENCE, RESTORING_OPTION, SAVING_OPTION,
 };
 use anyhow::{Context, Result};
 
@@ -109,9 +110,13 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
 /// Never the `AGENT_RESUME_PANE` a pane's process was started with: every
 /// pane of a server started under an outer `AGENT_RESUME_PANE` inherits the
 /// same one. A pane `restore` creates has its id from the command list that
-/// created it, before anyone can list it.
-pub fn ensure_ids(tmux: &Tmux) -> Result<Vec<LivePane>> {
-    let mut live = tmux.list_panes()?;
+/// created it, before anyone can list it. The server options `unset` are
+/// cleared in the command list that lists the panes.
+pub fn ensure_ids(tmux: &Tmux, unset: &[&str]) -> Result<Vec<LivePane>> {
+    claim_ids(tmux, tmux.list_panes_unsetting(unset)?)
+}
+
+fn claim_ids(tmux: &Tmux, mut live: Vec<LivePane>) -> Result<Vec<LivePane>> {
     for p in live.iter_mut().filter(|p| p.stable_id.is_none()) {
         let id = PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes());
         p.stable_id = Some(tmux.claim_pane_id(&p.target, id)?);
@@ -129,9 +134,17 @@ fn save(server: &Server, o: &Overrides) -> Result<ExitCode> {
 
 /// Gives every pane a stable id, stores the snapshot, and captures what
 /// the panes' agents show with no hook (the feature flag already checked).
+/// Clears [`SAVING_OPTION`] as it lists the panes: a hook that fires after
+/// that starts the next save.
 pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
-    let live = ensure_ids(tmux)?;
-    let snap = snapshot(&live);
+    let live = ensure_ids(tmux, &[SAVING_OPTION])?;
+    save_live(tmux, o, &live, true)
+}
+
+/// Stores the snapshot of `live` (every pane with its id); with `capture`,
+/// also what the panes' agents show with no hook.
+fn save_live(tmux: &Tmux, o: &Overrides, live: &[LivePane], capture: bool) -> Result<()> {
+    let snap = snapshot(live);
     let db = paths::db(o)?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
@@ -142,8 +155,26 @@ pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     // ended agent's exit hint (crate::tmux_scan).
     // A capture that fails costs nothing of the snapshot, saved above.
     #[cfg(target_os = "linux")]
-    if let Err(e) = crate::tmux_scan::capture(tmux, &live, &db, &key, now) {
-        eprintln!("agent-resume: tmux save: capture: {e:#}");
+    if capture {
+        if let Err(e) = crate::tmux_scan::capture(tmux, live, &db, &key, now) {
+            eprintln!("agent-resume: tmux save: capture: {e:#}");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = capture;
+    Ok(())
+}
+
+/// The end of a restore that made panes: clears the options that kept the
+/// hooks quiet and, where the `init tmux` hooks are installed (they would
+/// have saved after each change), saves once, in this process. No process
+/// scan: the shells of the panes just made are still starting, and the next
+/// save scans what they run. Without the hooks nothing is saved, as before.
+fn save_after_restore(tmux: &Tmux, o: &Overrides) -> Result<()> {
+    let (hooked, live) = tmux.list_panes_unsetting_hooked(&[RESTORING_OPTION, SAVING_OPTION])?;
+    if hooked {
+        let live = claim_ids(tmux, live)?;
+        save_live(tmux, o, &live, false)?;
     }
     Ok(())
 }
@@ -441,7 +472,8 @@ pub fn restore_server(
     };
     let snap: Snapshot =
         serde_json::from_str(&text).context("the saved tmux layout does not parse")?;
-    let live = if tmux.running() {
+    let running = tmux.running();
+    let live = if running {
         tmux.list_panes()?
     } else {
         Vec::new()
@@ -450,8 +482,16 @@ pub fn restore_server(
         .iter()
         .map(|p| ((p.session.as_str(), p.window_index, p.pane_index), p))
         .collect();
-    let default_shell = tmux
-        .default_shell()
+    // Asked only of a running server, and only for a saved pane whose shell
+    // is unknown: one tmux client less on the way to the first pane.
+    let shell_unknown = snap
+        .sessions
+        .iter()
+        .flat_map(|s| s.windows.iter().flat_map(|w| w.panes.iter()))
+        .any(|p| p.shell.is_none());
+    let default_shell = running
+        .then(|| shell_unknown.then(|| tmux.default_shell()).flatten())
+        .flatten()
         .as_deref()
         .and_then(shell_of)
         .unwrap_or(Shell::Bash);
@@ -557,11 +597,20 @@ pub fn restore_server(
         // Sessions the server still has (listed once, before anything is made).
         let existing: BTreeSet<&str> = live.iter().map(|p| p.session.as_str()).collect();
         let made = recreate_missing(tmux, &snap, &fates, &existing);
+        if made.tried {
+            // The one save of this restore, once everything is made; it
+            // clears the option that kept the hooks quiet in the command
+            // list that lists the panes.
+            if let Err(e) = save_after_restore(tmux, o) {
+                eprintln!("agent-resume: the restored layout was not saved ({e:#})");
+                let _ = tmux.unset_global(RESTORING_OPTION);
+            }
+        }
         // The session the user was last in, of those made.
         attach = snap
             .sessions
             .iter()
-            .filter(|s| made.contains(&s.name))
+            .filter(|s| made.sessions.contains(&s.name))
             .max_by_key(|s| s.last_attached)
             .map(|s| s.name.clone());
     }
@@ -608,40 +657,109 @@ fn recreatable(session: &str, cwd: &std::path::Path) -> Result<(), Refused> {
     Ok(())
 }
 
+/// How long the `init tmux` hooks stay quiet for a restore at most: a
+/// restore that dies leaves them silenced no longer than this. Each window
+/// a restore makes sets the deadline again.
+const RESTORE_QUIET: Duration = Duration::from_secs(60);
+
+/// What [`recreate_missing`] did.
+struct Recreated {
+    /// The sessions it made a window in.
+    sessions: BTreeSet<String>,
+    /// Whether it ran any tmux command that creates (so the hooks were
+    /// quieted and a save is due).
+    tried: bool,
+}
+
 /// Recreates every missing saved session, window and pane, in index order,
-/// then restores window layouts and the current window and pane.
+/// then restores window layouts and the current window and pane. Each
+/// window is made by one tmux command list ([`Tmux::create_window`]) that
+/// first quiets the `init tmux` hooks ([`RESTORING_OPTION`]); where a list
+/// stops at an error, the rest of its window is made pane by pane, so one
+/// pane that cannot be made never costs the others.
 fn recreate_missing(
     tmux: &Tmux,
     snap: &Snapshot,
     fates: &BTreeMap<PaneId, Fate>,
     existing: &BTreeSet<&str>,
-) -> BTreeSet<String> {
+) -> Recreated {
     let mut made_sessions = BTreeSet::new();
+    let mut tried = false;
     for s in &snap.sessions {
         let mut session_made = existing.contains(s.name.as_str());
         let mut window_made = false;
         let mut active_target = None;
         for w in &s.windows {
-            let mut window_target: Option<String> = None;
-            for p in &w.panes {
-                let Some(Fate::Create(cwd)) = fates.get(&p.id) else {
-                    continue;
-                };
-                let start = Start {
-                    id: p.id,
-                    cwd: cwd.as_deref(),
-                    shell: p.shell,
-                    name: None,
-                };
+            let creates: Vec<(u32, Start<'_>)> = w
+                .panes
+                .iter()
+                .filter_map(|p| match fates.get(&p.id) {
+                    Some(Fate::Create(cwd)) => Some((
+                        p.index,
+                        Start {
+                            id: p.id,
+                            cwd: cwd.as_deref(),
+                            shell: p.shell,
+                            name: None,
+                        },
+                    )),
+                    _ => None,
+                })
+                .collect();
+            if creates.is_empty() {
+                continue;
+            }
+            let starts: Vec<Start<'_>> = creates.iter().map(|(_, start)| *start).collect();
+            let quiet_until = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .saturating_add(RESTORE_QUIET)
+                .as_secs();
+            let new_session = !session_made;
+            tried = true;
+            let (targets, failed) = match tmux.create_window(&NewWindow {
+                session: &s.name,
+                index: w.index,
+                session_size: new_session.then(|| layout_size(&w.layout)),
+                panes: &starts,
+                layout: (w.panes.len() > 1).then_some(w.layout.as_str()),
+                quiet_until: Some(quiet_until),
+            }) {
+                Ok(made) => (made.panes, made.error.is_some()),
+                Err(e) => {
+                    eprintln!("agent-resume: a pane was not recreated ({e})");
+                    (Vec::new(), true)
+                }
+            };
+            let mut window_target: Option<String> = targets.first().cloned();
+            if window_target.is_some() {
+                session_made = true;
+                window_made = true;
+                if new_session && failed {
+                    // The list ended before the window was moved.
+                    let _ = tmux.move_first_window(&s.name, w.index);
+                }
+            }
+            let made_whole = targets.len();
+            for ((index, _), target) in creates.iter().zip(&targets) {
+                if w.index == s.active_window && *index == w.active_pane {
+                    active_target = Some(target.clone());
+                }
+            }
+            if !failed {
+                continue;
+            }
+            // Pane by pane from the first pane the list did not make.
+            for (index, start) in &creates[made_whole..] {
                 let made = match (&window_target, session_made) {
-                    (Some(t), _) => tmux.split(t, &start).inspect(|_| {
+                    (Some(t), _) => tmux.split(t, start).inspect(|_| {
                         // Spread the panes so the next split has room.
                         let _ = tmux.select_layout(&s.name, w.index, "tiled");
                     }),
                     (None, false) => {
-                        tmux.new_session(&s.name, w.index, layout_size(&w.layout), &start)
+                        tmux.new_session(&s.name, w.index, layout_size(&w.layout), start)
                     }
-                    (None, true) => tmux.new_window(&s.name, w.index, &start),
+                    (None, true) => tmux.new_window(&s.name, w.index, start),
                 };
                 // One pane that cannot be made never costs the others.
                 let target = match made {
@@ -653,7 +771,7 @@ fn recreate_missing(
                 };
                 session_made = true;
                 window_made = true;
-                if w.index == s.active_window && p.index == w.active_pane {
+                if w.index == s.active_window && *index == w.active_pane {
                     active_target = Some(target.clone());
                 }
                 window_target.get_or_insert(target);
@@ -671,7 +789,10 @@ fn recreate_missing(
             made_sessions.insert(s.name.clone());
         }
     }
-    made_sessions
+    Recreated {
+        sessions: made_sessions,
+        tried,
+    }
 }
 
 #[cfg(test)]

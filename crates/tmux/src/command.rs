@@ -18,6 +18,23 @@ use crate::literal::{
 /// The pane user option that holds a pane's stable id.
 pub const PANE_OPTION: &str = "@agent_resume_pane";
 
+/// The server option a restore sets while it makes sessions, windows and
+/// panes: until when (seconds since the epoch) the `init tmux` hooks start
+/// no save. The restore clears it and saves once at its end; a restore that
+/// died leaves a deadline the hooks stop honouring once it passes.
+pub const RESTORING_OPTION: &str = "@agent_resume_restoring";
+
+/// The server option the `init tmux` configuration sets to `%s`, so that
+/// `#{T:@agent_resume_clock}` is tmux's time now in seconds since the
+/// epoch; set means the hooks are installed.
+pub const CLOCK_OPTION: &str = "@agent_resume_clock";
+
+/// The server option a hook sets when it starts a save: until when (seconds
+/// since the epoch) other hooks start none. The save clears it in the
+/// command list that lists the panes, so a change after that listing starts
+/// another save; a save that never ran stops silencing once it passes.
+pub const SAVING_OPTION: &str = "@agent_resume_saving";
+
 /// How a new pane starts.
 #[derive(Clone, Copy, Debug)]
 pub struct Start<'a> {
@@ -32,6 +49,35 @@ pub struct Start<'a> {
     /// The name of the window it starts (`new-session`/`new-window -n`);
     /// `None` leaves tmux's automatic naming. A split ignores it.
     pub name: Option<&'a str>,
+}
+
+/// A window [`Tmux::create_window`] makes in one command list.
+#[derive(Clone, Debug)]
+pub struct NewWindow<'a> {
+    /// Its session.
+    pub session: &'a str,
+    /// Its index.
+    pub index: u32,
+    /// `Some` when the window starts its session (`new-session`), with the
+    /// session's size, if known.
+    pub session_size: Option<Option<(u16, u16)>>,
+    /// Its panes, in order: the first starts the window, the others split it.
+    pub panes: &'a [Start<'a>],
+    /// The layout applied once every pane is made (when there are several).
+    pub layout: Option<&'a str>,
+    /// Sets [`RESTORING_OPTION`] to this deadline (seconds since the epoch)
+    /// first, in the same command list, so no hook that the list fires
+    /// starts a save.
+    pub quiet_until: Option<u64>,
+}
+
+/// What [`Tmux::create_window`] made.
+#[derive(Debug, Default)]
+pub struct Made {
+    /// The targets (`%N`) of the panes made, in the order asked.
+    pub panes: Vec<String>,
+    /// The error that ended the command list early, if one did.
+    pub error: Option<TmuxError>,
 }
 
 /// Which tmux server.
@@ -144,6 +190,25 @@ impl Tmux {
         Ok(out.stdout)
     }
 
+    /// Runs a command list whose commands print as they go: what it
+    /// printed before it ended, and whether it failed.
+    fn run_list(
+        &self,
+        what: &'static str,
+        args: &[OsString],
+    ) -> Result<(Vec<u8>, Option<TmuxError>), TmuxError> {
+        let out = self
+            .command()
+            .args(args)
+            .output()
+            .map_err(TmuxError::Spawn)?;
+        let failed = (!out.status.success()).then(|| TmuxError::Failed {
+            what,
+            stderr: escape(&out.stderr),
+        });
+        Ok((out.stdout, failed))
+    }
+
     pub(crate) fn run<S: AsRef<OsStr>>(
         &self,
         what: &'static str,
@@ -179,6 +244,46 @@ impl Tmux {
     pub fn list_panes(&self) -> Result<Vec<LivePane>, TmuxError> {
         let bytes = self.run_bytes("list-panes", &["list-panes", "-a", "-F", LIST_FORMAT])?;
         Ok(parse_listing(&bytes)?)
+    }
+
+    /// Like [`Tmux::list_panes`], with the server options `unset` cleared
+    /// in the same command list, before the listing: a change the listing
+    /// misses happens after they are cleared.
+    pub fn list_panes_unsetting(&self, unset: &[&str]) -> Result<Vec<LivePane>, TmuxError> {
+        let mut args: Vec<&str> = Vec::new();
+        for option in unset {
+            args.extend(["set-option", "-gu", option, ";"]);
+        }
+        args.extend(["list-panes", "-a", "-F", LIST_FORMAT]);
+        let bytes = self.run_bytes("list-panes", &args)?;
+        Ok(parse_listing(&bytes)?)
+    }
+
+    /// [`Tmux::list_panes_unsetting`], also saying whether the `init tmux`
+    /// hooks are installed ([`CLOCK_OPTION`] holds `%s`), asked in the same
+    /// command list.
+    pub fn list_panes_unsetting_hooked(
+        &self,
+        unset: &[&str],
+    ) -> Result<(bool, Vec<LivePane>), TmuxError> {
+        let mut args: Vec<&str> = vec!["show-options", "-gqv", CLOCK_OPTION, ";"];
+        for option in unset {
+            args.extend(["set-option", "-gu", option, ";"]);
+        }
+        args.extend(["list-panes", "-a", "-F", LIST_FORMAT]);
+        let bytes = self.run_bytes("list-panes", &args)?;
+        // A listing starts with a length (`4:work,…`), never with `%s`.
+        let (hooked, listing) = match bytes.strip_prefix(b"%s\n") {
+            Some(rest) => (true, rest),
+            None => (false, &bytes[..]),
+        };
+        Ok((hooked, parse_listing(listing)?))
+    }
+
+    /// Clears the server option `option`.
+    pub fn unset_global(&self, option: &str) -> Result<(), TmuxError> {
+        self.run("set-option", &["set-option", "-gu", option])
+            .map(drop)
     }
 
     /// A pane's stable id, if it has one.
@@ -258,10 +363,26 @@ impl Tmux {
     fn create(
         &self,
         what: &'static str,
-        mut args: Vec<OsString>,
+        args: Vec<OsString>,
         start: &Start<'_>,
         then: Vec<Vec<OsString>>,
     ) -> Result<String, TmuxError> {
+        let mut args = Self::spawn_args(args, start)?;
+        for command in then {
+            args.push(";".into());
+            args.extend(command);
+        }
+        let target = self.run(what, &args)?.trim().to_owned();
+        if !is_pane_target(&target) {
+            return Err(TmuxError::Answer(what));
+        }
+        Ok(target)
+    }
+
+    /// `args` (a `new-session`, `new-window` or `split-window`) completed
+    /// with the pane's directory, its spawn environment, `-P -F
+    /// '#{pane_id}'` and its shell.
+    fn spawn_args(mut args: Vec<OsString>, start: &Start<'_>) -> Result<Vec<OsString>, TmuxError> {
         if let Some(cwd) = start.cwd {
             args.push("-c".into());
             args.push(literal(Value::Directory, cwd.as_os_str())?);
@@ -284,16 +405,186 @@ impl Tmux {
                 .into(),
             );
         }
-        for command in then {
+        Ok(args)
+    }
+
+    /// Makes a whole window — `window.panes` in order, the first one by
+    /// `new-session` or `new-window`, the others by splitting the first
+    /// again and again — in ONE tmux command list: each pane's id option
+    /// set right after the command that creates it, the panes re-tiled
+    /// between splits, the saved layout applied, and a new session's
+    /// window moved to its saved index. One client instead of three or
+    /// four per pane, and the server runs the whole list before it serves
+    /// anyone else.
+    ///
+    /// The list stops at its first error: [`Made`] says which panes exist
+    /// (their targets, in order, printed as they were made) and the error.
+    pub fn create_window(&self, window: &NewWindow<'_>) -> Result<Made, TmuxError> {
+        let Some(args) = Self::window_list(window)? else {
+            return Ok(Made::default());
+        };
+        let what = if window.session_size.is_some() {
+            "new-session"
+        } else {
+            "new-window"
+        };
+        let (out, error) = self.run_list(what, &args)?;
+        let text = String::from_utf8_lossy(&out);
+        let mut panes = Vec::new();
+        for line in text.lines() {
+            if !is_pane_target(line) || panes.len() == window.panes.len() {
+                return Ok(Made {
+                    panes,
+                    error: Some(TmuxError::Answer(what)),
+                });
+            }
+            panes.push(line.to_owned());
+        }
+        Ok(Made { panes, error })
+    }
+
+    /// The argv of [`Tmux::create_window`]'s command list; `None` for a
+    /// window without panes.
+    fn window_list(window: &NewWindow<'_>) -> Result<Option<Vec<OsString>>, TmuxError> {
+        let Some((first, rest)) = window.panes.split_first() else {
+            return Ok(None);
+        };
+        let name = window.session;
+        let mut args: Vec<OsString> = Vec::new();
+        let then = |args: &mut Vec<OsString>, command: Vec<OsString>| {
             args.push(";".into());
             args.extend(command);
+        };
+        if let Some(until) = window.quiet_until {
+            args.extend(
+                [
+                    "set-option",
+                    "-g",
+                    RESTORING_OPTION,
+                    &until.to_string(),
+                    ";",
+                ]
+                .map(OsString::from),
+            );
         }
-        let target = self.run(what, &args)?.trim().to_owned();
-        let digits = target.strip_prefix('%').unwrap_or_default();
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(TmuxError::Answer(what));
+        // The window, as later commands of the list name it: a new
+        // session's only window is its current one until it is moved.
+        let target: OsString = match window.session_size {
+            Some(_) => current_window_target(name)?.into(),
+            None => window_target(name, window.index)?.into(),
+        };
+        match window.session_size {
+            Some(size) => {
+                let mut create: Vec<OsString> = vec![
+                    "new-session".into(),
+                    "-d".into(),
+                    "-s".into(),
+                    literal(Value::SessionName, OsStr::new(name))?,
+                ];
+                create.extend(Self::window_name(first)?);
+                if let Some((w, h)) = size {
+                    create.extend([
+                        "-x".into(),
+                        w.to_string().into(),
+                        "-y".into(),
+                        h.to_string().into(),
+                    ]);
+                }
+                args.extend(Self::spawn_args(create, first)?);
+                then(
+                    &mut args,
+                    Self::set_id_command(Some(target.clone()), first.id),
+                );
+                // `-e` goes to the session environment in tmux 3.3: out again.
+                then(
+                    &mut args,
+                    vec![
+                        "set-environment".into(),
+                        "-u".into(),
+                        "-t".into(),
+                        session_target(name)?,
+                        "AGENT_RESUME_PANE".into(),
+                    ],
+                );
+            }
+            None => {
+                let mut create: Vec<OsString> = vec![
+                    "new-window".into(),
+                    "-d".into(),
+                    "-t".into(),
+                    target.clone(),
+                ];
+                create.extend(Self::window_name(first)?);
+                args.extend(Self::spawn_args(create, first)?);
+                then(
+                    &mut args,
+                    Self::set_id_command(Some(target.clone()), first.id),
+                );
+            }
         }
-        Ok(target)
+        for start in rest {
+            // The window's active pane is its first one: the split makes the
+            // new pane active and the list's current pane (so the
+            // `set-option` with no `-t` is about it), `last-pane` makes the
+            // first one active again, as `Tmux::split` leaves it.
+            let split = vec!["split-window".into(), "-t".into(), target.clone()];
+            then(&mut args, Self::spawn_args(split, start)?);
+            then(&mut args, Self::set_id_command(None, start.id));
+            then(
+                &mut args,
+                vec!["last-pane".into(), "-t".into(), target.clone()],
+            );
+            // Spread the panes so the next split has room.
+            then(
+                &mut args,
+                vec![
+                    "select-layout".into(),
+                    "-t".into(),
+                    target.clone(),
+                    "tiled".into(),
+                ],
+            );
+        }
+        if let Some(layout) = window.layout.filter(|_| !rest.is_empty()) {
+            let layout = literal(Value::Layout, OsStr::new(layout))?;
+            then(
+                &mut args,
+                vec!["select-layout".into(), "-t".into(), target.clone(), layout],
+            );
+        }
+        if window.session_size.is_some() {
+            // The first window took the session's base-index: renumbered
+            // from the saved index instead (a `move-window` onto the index
+            // it already has fails, and would end the list), then the
+            // session follows the global base-index again.
+            let session = current_window_target(name)?;
+            let index = window.index.to_string();
+            for command in [
+                &["set-option", "-t", &session, "base-index", &index][..],
+                &["move-window", "-r", "-t", &session],
+                &["set-option", "-u", "-t", &session, "base-index"],
+            ] {
+                then(&mut args, command.iter().map(OsString::from).collect());
+            }
+        }
+        Ok(Some(args))
+    }
+
+    /// Moves a new session's only window to `index` (it took the session's
+    /// base-index); an index it already has stays.
+    pub fn move_first_window(&self, name: &str, index: u32) -> Result<(), TmuxError> {
+        let session = current_window_target(name)?;
+        self.run(
+            "move-window",
+            &[
+                "move-window",
+                "-s",
+                &session,
+                "-t",
+                &window_target(name, index)?,
+            ],
+        )
+        .map(drop)
     }
 
     /// `set-option -p [-t target] @agent_resume_pane <id>`: the command that
@@ -421,14 +712,16 @@ impl Tmux {
 
     /// Makes window `index` current in its session and `pane` current in it.
     pub fn select(&self, name: &str, index: u32, pane: Option<&str>) -> Result<(), TmuxError> {
-        self.run(
-            "select-window",
-            &["select-window", "-t", &window_target(name, index)?],
-        )?;
+        let window = window_target(name, index)?;
+        let mut args = vec!["select-window", "-t", &window];
+        // One command list: `select-pane` runs only if the window was found.
         if let Some(p) = pane {
-            self.run("select-pane", &["select-pane", "-t", p])?;
+            if !is_pane_target(p) {
+                return Err(TmuxError::Unsafe("pane target"));
+            }
+            args.extend([";", "select-pane", "-t", p]);
         }
-        Ok(())
+        self.run("select-window", &args).map(drop)
     }
 
     /// Types `text` into pane `target`, then Enter. Refuses every control
@@ -481,6 +774,117 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_window_list_keeps_every_value_whole_and_sets_each_pane_id_where_it_is_made() {
+        let ids = [PaneId::from_bytes([1; 16]), PaneId::from_bytes([2; 16])];
+        let panes = ids.map(|id| Start {
+            id,
+            cwd: Some(Path::new("/w/a b;")),
+            shell: Some(Shell::Bash),
+            name: None,
+        });
+        let list = Tmux::window_list(&NewWindow {
+            session: "s;",
+            index: 3,
+            session_size: Some(Some((200, 60))),
+            panes: &panes,
+            layout: Some("b25d,80x24,0,0,1"),
+            quiet_until: Some(42),
+        })
+        .expect("every value is accepted")
+        .expect("a window with panes has a list");
+        let words: Vec<&str> = list
+            .iter()
+            .map(|w| w.to_str().expect("UTF-8 in, UTF-8 out"))
+            .collect();
+        // Commands split only at `;` arguments of their own; a value ending
+        // in `;` keeps it (`\;`).
+        let commands: Vec<&[&str]> = words.split(|w| *w == ";").collect();
+        let names: Vec<&str> = commands.iter().map(|c| c[0]).collect();
+        assert_eq!(
+            names,
+            [
+                "set-option",
+                "new-session",
+                "set-option",
+                "set-environment",
+                "split-window",
+                "set-option",
+                "last-pane",
+                "select-layout",
+                "select-layout",
+                "set-option",
+                "move-window",
+                "set-option",
+            ]
+        );
+        assert!(commands
+            .iter()
+            .flat_map(|c| c.iter())
+            .all(|w| !w.ends_with(';') || w.ends_with("\\;")));
+        assert_eq!(commands[0], ["set-option", "-g", RESTORING_OPTION, "42"]);
+        assert!(commands[1].windows(2).any(|w| w == ["-s", "s\\;"]));
+        assert!(commands[1].windows(2).any(|w| w == ["-c", "/w/a b\\;"]));
+        // Each pane's id is set by the command right after the one that
+        // makes it.
+        let id = |i: usize| ids[i].to_string();
+        assert_eq!(
+            commands[2],
+            ["set-option", "-p", "-t", "=s;:", PANE_OPTION, &id(0)]
+        );
+        assert_eq!(commands[5], ["set-option", "-p", PANE_OPTION, &id(1)]);
+        assert_eq!(commands[6], ["last-pane", "-t", "=s;:"]);
+        assert_eq!(commands[9], ["set-option", "-t", "=s;:", "base-index", "3"]);
+    }
+
+    #[test]
+    fn a_window_list_refuses_an_unsafe_value_before_tmux_runs() {
+        let t = Tmux::new(Socket::Path("/nonexistent/agent-resume-test".into()));
+        let start = |cwd: &'static str| Start {
+            id: PaneId::from_bytes([1; 16]),
+            cwd: Some(Path::new(cwd)),
+            shell: None,
+            name: None,
+        };
+        let window = |panes, layout| NewWindow {
+            session: "s",
+            index: 0,
+            session_size: None,
+            panes,
+            layout,
+            quiet_until: None,
+        };
+        let refused = |r: Result<Made, TmuxError>| match r {
+            Err(TmuxError::Refused(r)) => r,
+            other => panic!("not refused at the boundary: {other:?}"),
+        };
+        let panes = [start("/a"), start("/b\tc")];
+        assert_eq!(
+            refused(t.create_window(&window(&panes, None))),
+            Refused {
+                value: Value::Directory,
+                why: Refusal::ControlCharacter
+            }
+        );
+        let panes = [start("/a"), start("/b")];
+        assert_eq!(
+            refused(t.create_window(&window(&panes, Some("b25d,80x24;rm")))),
+            Refused {
+                value: Value::Layout,
+                why: Refusal::Foreign
+            }
+        );
+        let mut bad = window(&panes, None);
+        bad.session = "a:b";
+        assert_eq!(
+            refused(t.create_window(&bad)),
+            Refused {
+                value: Value::TargetSession,
+                why: Refusal::TargetSeparator
+            }
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ mod literal;
 mod model;
 mod prompt;
 
-pub use command::{Socket, Start, Tmux, TmuxError, PANE_OPTION};
+pub use command::{
+    Made, NewWindow, Socket, Start, Tmux, TmuxError, CLOCK_OPTION, PANE_OPTION, RESTORING_OPTION,
+    SAVING_OPTION,
+};
 pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
 pub use literal::{
     current_window_target, literal, session_target, window_target, Refusal, Refused, Value,

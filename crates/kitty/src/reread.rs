@@ -150,6 +150,28 @@ fn start_dir(cwd: &str) -> String {
     normpath(&abs)
 }
 
+/// The ASCII bytes Python's `str.isspace` counts as whitespace.
+fn is_ascii_space(b: u8) -> bool {
+    b <= b' ' && (b >= 0x1c || (b'\t'..=b'\r').contains(&b))
+}
+
+/// `text` split at runs of Python whitespace.
+fn words(text: &str) -> Vec<&str> {
+    // ASCII, the usual case, is split by bytes: the same words without
+    // decoding every character.
+    if !text.is_ascii() {
+        return text
+            .split(is_python_space)
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    text.as_bytes()
+        .split(|&b| is_ascii_space(b))
+        .filter(|w| !w.is_empty())
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .collect()
+}
+
 /// Reads `text` as kitty would.
 pub fn reread(text: &str) -> Read {
     let mut read = Read {
@@ -184,7 +206,7 @@ pub fn reread(text: &str) -> Read {
                     cwd: start_dir(&cwd),
                     ..ReadWindow::default()
                 };
-                let mut words = rest.split(is_python_space).filter(|w| !w.is_empty());
+                let mut words = words(rest).into_iter();
                 while let Some(word) = words.next() {
                     if word == "--env" {
                         window.env.extend(words.next().map(str::to_owned));
@@ -208,6 +230,28 @@ pub fn reread(text: &str) -> Read {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_split_by_bytes_as_by_characters() {
+        let pieces = [
+            "a", "-", " ", "\t", "\n", "\r", "\u{b}", "\u{c}", "\u{8}", "\u{e}", "\u{1b}",
+            "\u{1c}", "\u{1f}", "\u{21}", "\u{7f}", "\u{85}", "\u{a0}", "\u{3000}", "é",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in ["", "x y", " "] {
+                        let text = format!("{a}{b}{d}{c}");
+                        let want: Vec<&str> = text
+                            .split(is_python_space)
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        assert_eq!(words(&text), want, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn lines_split_by_bytes_as_by_characters() {

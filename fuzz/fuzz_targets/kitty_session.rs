@@ -4,21 +4,24 @@
 #![no_main]
 use agent_resume_core::{PaneId, Shell};
 use agent_resume_kitty::{literal, reread, session_file, OsWindowSnap, Snapshot, TabSnap, Value, WindowSnap};
+/// `items` in groups of two, moved rather than cloned.
+fn pairs<T>(items: Vec<T>) -> impl Iterator<Item = Vec<T>> {
+    let mut items = items.into_iter();
+    std::iter::from_fn(move || Some(items.by_ref().take(2).collect::<Vec<T>>()).filter(|g| !g.is_empty()))
+}
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    let windows: Vec<WindowSnap> = text.split('\0').enumerate().map(|(i, cwd)| WindowSnap {
+    let windows: Vec<WindowSnap> = String::from_utf8_lossy(data).split('\0').enumerate().map(|(i, cwd)| WindowSnap {
         kitty_id: i as u64, pid: None, id: PaneId::from_bytes([i as u8; 16]), cwd: cwd.to_owned(),
         shell: Some(Shell::VARIANTS[i % Shell::VARIANTS.len()]),
     }).collect();
-    let tabs = windows.chunks(2).map(|w| TabSnap { layout: "tall".into(), active_window: 1, windows: w.to_vec() });
-    let tabs: Vec<TabSnap> = tabs.collect();
-    let os_windows = tabs.chunks(2).map(|t| OsWindowSnap { landing: false, active_tab: 0, tabs: t.to_vec() });
-    let snap = Snapshot { os_windows: os_windows.collect() };
+    let tabs: Vec<TabSnap> = pairs(windows).map(|w| TabSnap { layout: "tall".into(), active_window: 1, windows: w }).collect();
+    let snap = Snapshot { os_windows: pairs(tabs).map(|t| OsWindowSnap { landing: false, active_tab: 0, tabs: t }).collect() };
     let read = reread(&session_file(&snap, "/fallback".as_ref()).text);
     assert_eq!(read.unknown, 0);
     let got: Vec<_> = read.os_windows.iter().flatten().flatten().collect();
+    let windows: Vec<_> = snap.os_windows.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows).collect();
     assert_eq!(got.len(), windows.len());
-    for (w, r) in windows.iter().zip(got) {
+    for (w, r) in windows.into_iter().zip(got) {
         let want = literal(Value::Directory, w.cwd.as_ref()).unwrap_or("/fallback");
         assert_eq!((r.cwd.as_str(), &r.argv[..]), (want, &[w.shell.map_or("", |s| s.as_str()).to_owned()][..]));
         assert_eq!(r.env, [format!("AGENT_RESUME_PANE={}", w.id)]);

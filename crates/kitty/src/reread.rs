@@ -35,19 +35,36 @@ pub const EXPANDED: &str = "<expanded>";
 pub const HOME: &str = "/home/oracle";
 
 fn lines(text: &str) -> Vec<&str> {
+    // By bytes: a break is \n, \v, \f, \r (\r\n is one), \x1c to \x1e, or
+    // U+0085 (C2 85), U+2028 and U+2029 (E2 80 A8, E2 80 A9); no byte from
+    // 0x1f to 0xc1 starts one, so most bytes take one comparison.
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if crate::value::is_line_break(c) {
-            out.push(&text[start..i]);
-            let mut end = i + c.len_utf8();
-            if c == '\r' && chars.peek().map(|p| p.1) == Some('\n') {
-                chars.next();
-                end += 1;
-            }
-            start = end;
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if (0x1f..0xc2).contains(&b) {
+            i += 1;
+            continue;
         }
+        let len = match b {
+            b'\n' | 0x0b | 0x0c | 0x1c..=0x1e => 1,
+            b'\r' => 1 + usize::from(bytes.get(i + 1) == Some(&b'\n')),
+            0xc2 if bytes.get(i + 1) == Some(&0x85) => 2,
+            0xe2 if bytes.get(i + 1) == Some(&0x80)
+                && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) =>
+            {
+                3
+            }
+            _ => 0,
+        };
+        if len == 0 {
+            i += 1;
+            continue;
+        }
+        out.push(&text[start..i]);
+        i += len;
+        start = i;
     }
     if start < text.len() {
         out.push(&text[start..]);
@@ -56,6 +73,11 @@ fn lines(text: &str) -> Vec<&str> {
 }
 
 fn expand(text: &str, dollars: bool) -> String {
+    // Nothing to expand, and no NUL for the placeholder below to turn into
+    // `$`: two byte searches instead of the passes below.
+    if !text.contains('$') && !text.contains('\0') {
+        return text.to_owned();
+    }
     let text = if dollars {
         text.replace("$$", "\0")
     } else {
@@ -128,6 +150,28 @@ fn start_dir(cwd: &str) -> String {
     normpath(&abs)
 }
 
+/// The ASCII bytes Python's `str.isspace` counts as whitespace.
+fn is_ascii_space(b: u8) -> bool {
+    b <= b' ' && (b >= 0x1c || (b'\t'..=b'\r').contains(&b))
+}
+
+/// `text` split at runs of Python whitespace.
+fn words(text: &str) -> Vec<&str> {
+    // ASCII, the usual case, is split by bytes: the same words without
+    // decoding every character.
+    if !text.is_ascii() {
+        return text
+            .split(is_python_space)
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    text.as_bytes()
+        .split(|&b| is_ascii_space(b))
+        .filter(|w| !w.is_empty())
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .collect()
+}
+
 /// Reads `text` as kitty would.
 pub fn reread(text: &str) -> Read {
     let mut read = Read {
@@ -155,12 +199,14 @@ pub fn reread(text: &str) -> Read {
             }
             "cd" => cwd = expand(rest, true),
             "layout" | "focus" | "focus_os_window" => {}
-            "launch" if !rest.contains(['\'', '"', '\\']) => {
+            // Three searches for one byte each (memchr) rather than one
+            // pass testing every character against three.
+            "launch" if !(rest.contains('\'') || rest.contains('"') || rest.contains('\\')) => {
                 let mut window = ReadWindow {
                     cwd: start_dir(&cwd),
                     ..ReadWindow::default()
                 };
-                let mut words = rest.split(is_python_space).filter(|w| !w.is_empty());
+                let mut words = words(rest).into_iter();
                 while let Some(word) = words.next() {
                     if word == "--env" {
                         window.env.extend(words.next().map(str::to_owned));
@@ -186,6 +232,66 @@ mod tests {
     use super::*;
 
     #[test]
+    fn words_split_by_bytes_as_by_characters() {
+        let pieces = [
+            "a", "-", " ", "\t", "\n", "\r", "\u{b}", "\u{c}", "\u{8}", "\u{e}", "\u{1b}",
+            "\u{1c}", "\u{1f}", "\u{21}", "\u{7f}", "\u{85}", "\u{a0}", "\u{3000}", "é",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in ["", "x y", " "] {
+                        let text = format!("{a}{b}{d}{c}");
+                        let want: Vec<&str> = text
+                            .split(is_python_space)
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        assert_eq!(words(&text), want, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_split_by_bytes_as_by_characters() {
+        // The character-by-character reading `lines` replaced.
+        fn by_chars(text: &str) -> Vec<&str> {
+            let (mut out, mut start) = (Vec::new(), 0);
+            let mut chars = text.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if crate::value::is_line_break(c) {
+                    out.push(&text[start..i]);
+                    start = i + c.len_utf8();
+                    if c == '\r' && chars.next_if(|p| p.1 == '\n').is_some() {
+                        start += 1;
+                    }
+                }
+            }
+            if start < text.len() {
+                out.push(&text[start..]);
+            }
+            out
+        }
+        let pieces = [
+            "a", "\n", "\r", "\r\n", "\n\r", "\u{b}", "\u{c}", "\u{1c}", "\u{1d}", "\u{1e}",
+            "\u{1f}", "\u{85}", "\u{84}", "\u{c2}", "\u{2028}", "\u{2029}", "\u{2027}", "\u{202a}",
+            "\u{3000}", "\u{e2}", "é", "€", "\t", " ",
+        ];
+        let mut texts = vec![String::new()];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    texts.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        for text in &texts {
+            assert_eq!(lines(text), by_chars(text), "{text:?}");
+        }
+    }
+
+    #[test]
     fn the_oracle_splits_strips_and_expands_as_kitty_does() {
         let read = reread(
             "cd /a/$X/${Y}/$$/~\u{2028}launch sh\r\n  # c\nnew_tab\ncd ~/b/../c//d/\nlaunch --env A=1\n",
@@ -198,5 +304,17 @@ mod tests {
         assert_eq!(tab[1][0].env, ["A=1"]);
         assert_eq!(normpath("//a/../.."), "//");
         assert_eq!(read.unknown, 0);
+    }
+
+    #[test]
+    fn text_without_a_dollar_skips_expansion_unchanged() {
+        for dollars in [true, false] {
+            assert_eq!(expand("/a b/~c/{x}", dollars), "/a b/~c/{x}");
+            // A NUL still goes the long way, where `$$` is held as a NUL.
+            assert_eq!(expand("/a\0b", dollars), "/a$b");
+            assert_eq!(expand("/$A\0", dollars), format!("/{EXPANDED}$"));
+        }
+        assert_eq!(expand("/$$", true), "/$");
+        assert_eq!(expand("/$$", false), "/$$");
     }
 }

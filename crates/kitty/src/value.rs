@@ -141,6 +141,10 @@ pub const MAX_NAME: usize = 256;
 
 /// The characters Python's `str.splitlines` ends a line at.
 pub fn is_line_break(c: char) -> bool {
+    // Most text is printable ASCII: one comparison rules it out.
+    if ('\u{1f}'..'\u{85}').contains(&c) {
+        return false;
+    }
     matches!(
         c,
         '\n' | '\r'
@@ -158,6 +162,10 @@ pub fn is_line_break(c: char) -> bool {
 /// The characters Python's `str.isspace` (and so `strip`) counts as
 /// whitespace.
 pub fn is_python_space(c: char) -> bool {
+    // Most text is printable ASCII: one comparison rules it out.
+    if ('\u{21}'..'\u{85}').contains(&c) {
+        return false;
+    }
     matches!(
         c,
         '\t'..='\r'
@@ -189,37 +197,51 @@ pub fn literal(value: Value, raw: &OsStr) -> Result<&str, Refused> {
     if text.len() > max {
         return Err(refuse(Refusal::TooLong));
     }
-    if text.chars().any(is_line_break) {
-        return Err(refuse(Refusal::LineBreak));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(refuse(Refusal::ControlCharacter));
+    // Printable ASCII, the usual case, holds neither and needs no decoding.
+    // Otherwise one pass: a line break anywhere is the reason given over a
+    // control character.
+    if !text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        let mut control = false;
+        for c in text.chars() {
+            if is_line_break(c) {
+                return Err(refuse(Refusal::LineBreak));
+            }
+            control |= c.is_control();
+        }
+        if control {
+            return Err(refuse(Refusal::ControlCharacter));
+        }
     }
     match value {
         Value::Directory => directory(text).map_err(refuse),
-        Value::Layout | Value::Program => {
-            plain(text, |c| c.is_ascii_alphanumeric() || "_-".contains(c)).map_err(refuse)
-        }
+        Value::Layout | Value::Program => plain(text, |b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+        })
+        .map_err(refuse),
         Value::Environment => {
             let (name, val) = text.split_once('=').ok_or(refuse(Refusal::Foreign))?;
             let name_ok = !name.is_empty()
                 && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
             if !name_ok {
                 return Err(refuse(Refusal::Foreign));
             }
-            plain(val, |c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-                .map(|_| text)
-                .map_err(refuse)
+            plain(val, |b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+            })
+            .map(|_| text)
+            .map_err(refuse)
         }
     }
 }
 
-fn plain(text: &str, allowed: impl Fn(char) -> bool) -> Result<&str, Refusal> {
+/// `allowed` is asked about bytes: every allowed character is ASCII, so any
+/// byte of a longer character is foreign, as the character is.
+fn plain(text: &str, allowed: impl Fn(u8) -> bool) -> Result<&str, Refusal> {
     if text.contains('$') {
         return Err(Refusal::Expansion);
     }
-    if text.chars().all(allowed) {
+    if text.bytes().all(allowed) {
         Ok(text)
     } else {
         Err(Refusal::Foreign)
@@ -333,6 +355,34 @@ mod tests {
         assert_eq!(lit(Value::Environment, "A='b'"), Err(Refusal::Foreign));
         assert_eq!(lit(Value::Environment, "1A=b"), Err(Refusal::Foreign));
         assert_eq!(lit(Value::Environment, "AB"), Err(Refusal::Foreign));
+        // Letters and digits outside ASCII are foreign too (checked by bytes).
+        assert_eq!(lit(Value::Layout, "tallé"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Program, "sh٣"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Environment, "Aé=b"), Err(Refusal::Foreign));
+        assert_eq!(lit(Value::Environment, "A=b\u{a0}"), Err(Refusal::Foreign));
+    }
+
+    #[test]
+    fn every_character_is_a_line_break_or_space_exactly_as_in_python() {
+        // From Python 3.11: `str.splitlines` and `str.isspace` over all of Unicode.
+        let breaks = [0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029];
+        let mut spaces = vec![
+            0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0,
+        ];
+        spaces.extend([0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000]);
+        spaces.extend(0x2000..=0x200a);
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let u = u32::from(c);
+            assert_eq!(is_line_break(c), breaks.contains(&u), "{u:#x}");
+            assert_eq!(is_python_space(c), spaces.contains(&u), "{u:#x}");
+        }
+    }
+
+    #[test]
+    fn a_line_break_is_the_reason_given_even_after_another_control() {
+        assert_eq!(dir("/tmp/a\tb\nlaunch sh"), Err(Refusal::LineBreak));
+        assert_eq!(dir("/tmp/a\u{7f}\u{2028}"), Err(Refusal::LineBreak));
+        assert_eq!(dir("/tmp/a\u{9f}b"), Err(Refusal::ControlCharacter));
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! zstd), 1,000 Qwen chats and 1,000 Pi sessions, over 100 directories.
 //!
 //! Run: `cargo bench --bench discover -- --warm-up-time 1 --measurement-time 10`
-//! (`AGENT_RESUME_BENCH_P6_ONLY=1` prints the P6 lines and stops).
+//! (`AGENT_RESUME_BENCH_P6_ONLY=1` prints the P6 lines and stops;
+//! `AGENT_RESUME_BENCH_BIN=<path>` times that build of `agent-resume`).
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -126,11 +127,14 @@ fn walk_two_threads(root: &Path) -> usize {
 /// in-process listing against the walk-and-read floors, interleaved.
 fn p6(home: &Path) {
     const ROUNDS: usize = 31;
-    let bin = env!("CARGO_BIN_EXE_agent-resume");
+    // Another build of the binary may be timed instead, for a before/after
+    // pair in one session.
+    let bin = std::env::var_os("AGENT_RESUME_BENCH_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_agent-resume").into(), PathBuf::from);
     let empty = home.with_file_name("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let sessions = || {
-        let status = Command::new(bin)
+        let status = Command::new(&bin)
             .args(["sessions", "--all", "--json"])
             .env_clear()
             .env("HOME", home)

@@ -170,12 +170,19 @@ pub(crate) struct FlagsCache(
 impl FlagsCache {
     const MAX: usize = 1024;
 
-    fn parse(&mut self, json: &str) -> Option<Vec<RecordedFlag>> {
+    /// The flags of a `flags` column value: `None` unless it is UTF-8 text
+    /// holding a JSON list of flags.
+    fn parse(&mut self, value: ValueRef<'_>) -> Option<Vec<RecordedFlag>> {
+        let ValueRef::Text(bytes) = value else {
+            return None;
+        };
+        // Bytes equal to the last text are that text: valid UTF-8 already.
         if let Some((text, flags)) = &self.1 {
-            if **text == *json {
+            if text.as_bytes() == bytes {
                 return flags.clone();
             }
         }
+        let json = std::str::from_utf8(bytes).ok()?;
         let flags = match self.0.get(json) {
             Some(flags) => flags.clone(),
             None => {
@@ -225,9 +232,7 @@ fn decode_recording(
     let session_id = text(session_id)
         .filter(|id| decl.id_shape.matches(id))
         .ok_or(Unreadable::SessionId)?;
-    let flags = text(flags)
-        .and_then(|json| cache.parse(json))
-        .ok_or(Unreadable::Flags)?;
+    let flags = cache.parse(flags).ok_or(Unreadable::Flags)?;
     let program = match program {
         ValueRef::Null => None,
         v => Some(text(v).ok_or(Unreadable::Program)?.to_owned()),

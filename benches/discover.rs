@@ -1,5 +1,12 @@
 //! Listing 10,000 sessions from the agents' own stores:
 //!
+//! - the P6 `ratio=` lines, paired and interleaved
+//!   (`benches/support/ratio.rs`): `agent-resume sessions --all --json` as
+//!   a whole process (the bench profile's binary, output to `/dev/null`)
+//!   against a single-threaded walk of the stores reading each file's first
+//!   4 KiB; the same path against that walk and read on two scoped threads;
+//!   the two-thread floor against the one-thread floor; and the in-process
+//!   [`list`] at [`Depth::FAST`] against the one-thread floor;
 //! - `fast`: [`Depth::FAST`] (at most 4 KiB of each file), the recent view;
 //! - `full`: [`Depth::Full`] (every record), the search path;
 //! - `floor_read_prefix`: the same files opened and their first 4 KiB read
@@ -9,57 +16,35 @@
 //! - `running_scan`: one `/proc` snapshot, as restore's `already_running`
 //!   gate takes it.
 //!
-//! The stores (a temporary home, generated once): 5,000 Claude sessions of
-//! 12 exchanges, 3,000 Codex rollouts (500 of them zstd), 1,000 Qwen chats and
-//! 1,000 Pi sessions, over 100 directories.
+//! The stores (a temporary home, generated once, `benches/support/sessions.rs`):
+//! 5,000 Claude sessions of 12 exchanges, 3,000 Codex rollouts (500 of them
+//! zstd), 1,000 Qwen chats and 1,000 Pi sessions, over 100 directories.
 //!
-//! Run: `cargo bench --bench discover -- --warm-up-time 1 --measurement-time 10`.
+//! Run: `cargo bench --bench discover -- --warm-up-time 1 --measurement-time 10`
+//! (`AGENT_RESUME_BENCH_P6_ONLY=1` prints the P6 lines and stops;
+//! `AGENT_RESUME_BENCH_BIN=<path>` times that build of `agent-resume`).
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
 #[path = "../crates/discover/tests/fixtures/mod.rs"]
 mod fixtures;
+#[path = "support/ratio.rs"]
+mod ratio;
+#[path = "support/sessions.rs"]
+mod sessions;
 
 use std::fs::File;
 use std::hint::black_box;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use agent_resume_discover::running::Running;
 use agent_resume_discover::{list, Depth, Homes};
 use criterion::{criterion_group, criterion_main, Criterion};
-
-const SESSIONS: usize = 10_000;
-
-fn uuid(i: usize, version: char) -> String {
-    format!("{:08x}-{:04x}-{version}000-8000-{:012x}", i, i % 0xffff, i)
-}
-
-fn generate(home: &Path) {
-    let dirs: Vec<PathBuf> = (0..100)
-        .map(|d| PathBuf::from(format!("/home/me/src/project-{d}")))
-        .collect();
-    for i in 0..SESSIONS {
-        let cwd = &dirs[i % dirs.len()];
-        let at = fixtures::NOW_MS - (i as i64) * 60_000;
-        let prompt = format!("task {i}: make the build faster");
-        match i % 10 {
-            0..=4 => {
-                fixtures::claude(home, cwd, &uuid(i, '4'), &prompt, at, 12);
-            }
-            5..=7 => {
-                fixtures::codex(home, cwd, &uuid(i, '7'), &prompt, at, i % 6 == 5);
-            }
-            8 => {
-                fixtures::qwen(home, cwd, &uuid(i, '4'), &prompt, at);
-            }
-            _ => {
-                fixtures::pi(home, cwd, &uuid(i, '7'), &prompt, at);
-            }
-        }
-    }
-}
+use sessions::SESSIONS;
 
 fn read_prefixes(paths: &[PathBuf], buf: &mut [u8]) -> usize {
     let mut total = 0;
@@ -90,10 +75,146 @@ fn walk(dir: &Path, buf: &mut [u8]) -> usize {
     total
 }
 
+/// The walk and read of [`walk`] on two scoped threads sharing one queue of
+/// directories: the floor a listing on this 2-core machine could reach.
+fn walk_two_threads(root: &Path) -> usize {
+    // (directories not yet listed, threads listing one now)
+    let queue = Mutex::new((vec![root.to_path_buf()], 0usize));
+    let ready = Condvar::new();
+    let worker = || {
+        let mut buf = vec![0u8; 4096];
+        let mut total = 0;
+        loop {
+            let dir = {
+                let mut q = queue.lock().unwrap();
+                loop {
+                    if let Some(d) = q.0.pop() {
+                        q.1 += 1;
+                        break Some(d);
+                    }
+                    if q.1 == 0 {
+                        break None;
+                    }
+                    q = ready.wait(q).unwrap();
+                }
+            };
+            let Some(dir) = dir else {
+                ready.notify_all();
+                return total;
+            };
+            let mut subdirs = Vec::new();
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    subdirs.push(e.path());
+                } else {
+                    total += read_prefixes(&[e.path()], &mut buf);
+                }
+            }
+            let mut q = queue.lock().unwrap();
+            q.0.extend(subdirs);
+            q.1 -= 1;
+            ready.notify_all();
+        }
+    };
+    std::thread::scope(|s| {
+        let other = s.spawn(worker);
+        worker() + other.join().unwrap()
+    })
+}
+
+/// The P6 lines: the whole `sessions --all --json` process and the
+/// in-process listing against the walk-and-read floors, interleaved.
+fn p6(home: &Path) {
+    const ROUNDS: usize = 31;
+    // Another build of the binary may be timed instead, for a before/after
+    // pair in one session.
+    let bin = std::env::var_os("AGENT_RESUME_BENCH_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_agent-resume").into(), PathBuf::from);
+    let empty = home.with_file_name("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let sessions = || {
+        let status = Command::new(&bin)
+            .args(["sessions", "--all", "--json"])
+            .env_clear()
+            .env("HOME", home)
+            .env("AGENT_RESUME_DB", empty.join("recordings.sqlite3"))
+            .env("AGENT_RESUME_CONFIG", empty.join("config.toml"))
+            .env("TZ", "UTC")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "sessions --all --json failed: {status}");
+    };
+    let mut buf = vec![0u8; 4096];
+    assert_eq!(
+        walk(home, &mut buf),
+        walk_two_threads(home),
+        "both floors read the same bytes"
+    );
+    let one_thread = "single-thread walk + first 4 KiB of each file";
+    let whole = "agent-resume sessions --all --json, 10k files, whole process";
+    let p = ratio::paired(ROUNDS, 1, sessions, || {
+        black_box(walk(home, &mut buf));
+    });
+    ratio::report("P6", whole, one_thread, Some(1.3), &p);
+    let p = ratio::paired(ROUNDS, 1, sessions, || {
+        black_box(walk_two_threads(home));
+    });
+    ratio::report(
+        "P6",
+        whole,
+        "the same walk + reads on two scoped threads",
+        None,
+        &p,
+    );
+    let p = ratio::paired(
+        ROUNDS,
+        1,
+        || {
+            black_box(walk_two_threads(home));
+        },
+        || {
+            black_box(walk(home, &mut buf));
+        },
+    );
+    ratio::report(
+        "P6",
+        "two-thread walk + first 4 KiB of each file",
+        one_thread,
+        None,
+        &p,
+    );
+    let homes = Homes::under(home);
+    let p = ratio::paired(
+        ROUNDS,
+        1,
+        || {
+            black_box(list(&homes, &[], Depth::FAST));
+        },
+        || {
+            black_box(walk(home, &mut buf));
+        },
+    );
+    ratio::report(
+        "P6",
+        "list(Depth::FAST), 10k files, in process",
+        one_thread,
+        None,
+        &p,
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
-    generate(&home);
+    sessions::generate(&home, SESSIONS);
+    p6(&home);
+    if std::env::var_os("AGENT_RESUME_BENCH_P6_ONLY").is_some() {
+        return;
+    }
     let homes = Homes::under(&home);
     let fast = list(&homes, &[], Depth::FAST);
     let full = list(&homes, &[], Depth::Full);

@@ -110,8 +110,8 @@ pub fn noted_argv(
 ) -> Vec<String> {
     let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
     for f in flags {
-        argv.push(f.name);
-        argv.extend(f.value);
+        argv.push(f.name.to_string());
+        argv.extend(f.value.as_deref().map(str::to_owned));
     }
     argv
 }

@@ -8,10 +8,13 @@
 //! expected files (only ever from an implementation known to be right).
 #![allow(clippy::unwrap_used, missing_docs)]
 
+#[path = "../benches/support/sessions.rs"]
+mod bench_sessions;
 #[path = "../crates/discover/tests/fixtures/mod.rs"]
 mod fixtures;
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -207,5 +210,53 @@ fn recordings_plan_and_sessions_print_the_same_bytes_as_the_earlier_implementati
     check(
         "sessions.json",
         &run(root, "home", &["sessions", "--all", "--json"]),
+    );
+}
+
+/// Compares `got` with the zstd-compressed expected file `name`; on a
+/// difference, names the first differing line and leaves the whole output
+/// beside the test's temporary files.
+fn check_zst(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected/listing")
+        .join(format!("{name}.zst"));
+    let mut want = String::new();
+    if let Ok(f) = std::fs::File::open(&path) {
+        zstd::stream::read::Decoder::new(f)
+            .unwrap()
+            .read_to_string(&mut want)
+            .unwrap();
+    }
+    if got == want {
+        return;
+    }
+    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&kept, got).unwrap();
+    let line = got
+        .lines()
+        .zip(want.lines())
+        .position(|(g, w)| g != w)
+        .map_or_else(|| "its length".to_owned(), |n| format!("line {}", n + 1));
+    panic!(
+        "{name}: output differs from {} at {line}; the output is in {}",
+        path.display(),
+        kept.display()
+    );
+}
+
+/// The bench's own 10,000 sessions (`benches/support/sessions.rs`: Claude,
+/// Codex plain and zstd, Qwen, Pi), listed fast and full, print the bytes
+/// the single-threaded, whole-line-parsing implementation printed (the same
+/// for both depths: no record past the prefix changes a row of this data).
+#[test]
+fn sessions_over_the_bench_stores_print_the_same_bytes_as_the_earlier_implementation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    bench_sessions::generate(&root.join("home"), bench_sessions::SESSIONS);
+    let args = ["sessions", "--all", "--json"];
+    check_zst("sessions-bench.json", &run(root, "home", &args));
+    check_zst(
+        "sessions-bench.json",
+        &run(root, "home", &[&args[..], &["--full"]].concat()),
     );
 }

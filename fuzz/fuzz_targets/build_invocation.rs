@@ -22,7 +22,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         let (at, d) = agent.flags.iter().enumerate().find(|(_, d)| d.carry && d.name == *name).expect(name);
         assert!(Some(at) > last, "{name}: carried, canonical, once, in catalog order");
         let value = d.shape.as_ref().map(|_| words.next().expect("value follows"));
-        assert_eq!(i.flags.iter().rev().find(|f| f.name == *name).map(|f| f.value.as_ref()), Some(value));
+        assert_eq!(i.flags.iter().rev().find(|f| *f.name == **name).map(|f| f.value.as_deref()), Some(value.map(String::as_str)));
         assert!(value.is_none_or(|v| is_safe_value(v)), "{value:?}");
         (last, posture) = (Some(at), posture | d.posture);
     }

@@ -14,7 +14,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Interactive { flags, program } = got else { return };
     let mut last = None;
     for f in &flags {
-        let i = agent.flags.iter().position(|d| d.name == f.name && d.carry);
+        let i = agent.flags.iter().position(|d| *d.name == *f.name && d.carry);
         assert!(i > last, "{f:?}: carried, canonical, once, in catalog order");
         let shape = agent.flags[i.expect("i > last")].shape.as_ref();
         assert_eq!(shape.is_some(), f.value.is_some(), "{f:?}");
@@ -25,6 +25,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Some(session_id) = sample_id(agent).filter(|_| agent.verified) else { return };
     let built = build_from_text(agent, session_id, &text, 0, PostureWindow::DEFAULT, Shell::Sh);
     let mut argv = vec![program.as_deref().unwrap_or(agent.command()).to_owned()];
-    argv.extend(flags.iter().flat_map(|f| [Some(f.name.clone()), f.value.clone()]).flatten());
+    argv.extend(flags.iter().flat_map(|f| [Some(f.name.to_string()), f.value.as_deref().map(str::to_owned)]).flatten());
     assert_eq!(built.map(|inv| inv.argv), Ok([argv, resume_tail(agent, session_id)].concat()));
 });

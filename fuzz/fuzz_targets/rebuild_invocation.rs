@@ -15,7 +15,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }
     // The same fields read as a stored argv: program, flag words, the resume operand.
     let mut argv = vec![i.program.clone().unwrap_or_default()];
-    argv.extend(i.flags.iter().flat_map(|f| [Some(f.name.clone()), f.value.clone()]).flatten());
+    argv.extend(i.flags.iter().flat_map(|f| [Some(f.name.to_string()), f.value.as_deref().map(str::to_owned)]).flatten());
     argv.extend(tail.iter().cloned());
     // Taken after the window: the same argv less every posture flag, never anything new.
     if let Ok(late) = rebuild(agent, id, &argv, shell, Posture::Drop) {

@@ -17,7 +17,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     assert!(decl.id_shape.matches(&rec.session_id) && is_safe_value(&rec.session_id), "{rec:?}");
     assert_eq!((rec.agent, Some(&*rec.session_id), Some(&rec.cwd)), (agent, session_id, r.cwd.as_ref()));
     for f in &rec.flags {
-        let d = decl.flags.iter().find(|d| d.carry && d.name == f.name).unwrap_or_else(|| panic!("{f:?}"));
+        let d = decl.flags.iter().find(|d| d.carry && *d.name == *f.name).unwrap_or_else(|| panic!("{f:?}"));
         let ok = match (&d.shape, f.value.as_deref()) {
             (Some(shape), Some(v)) => shape.matches(v) && is_safe_value(v),
             (shape, v) => shape.is_none() && v.is_none(),

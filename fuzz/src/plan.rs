@@ -244,5 +244,5 @@ fn flag(u: &mut Unstructured<'_>, decl: &AgentDecl, pool: &Pool) -> Result<Recor
         (1 | 2, _) => Some(u.choose(&pool.values)?.clone()),
         _ => Some(u.arbitrary()?),
     };
-    Ok(RecordedFlag { name, value })
+    Ok(RecordedFlag { name: name.into(), value: value.map(Into::into) })
 }

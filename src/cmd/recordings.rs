@@ -27,21 +27,21 @@ struct Row<'a> {
     session_id: &'a str,
     cwd: String,
     observed_at: Option<String>,
-    flags: &'a [Flag],
+    flags: &'a [Flag<'a>],
 }
 
 /// A flag with `value` always present (null for switches).
 #[derive(Serialize)]
-struct Flag {
-    name: String,
-    value: Option<String>,
+struct Flag<'a> {
+    name: &'a str,
+    value: Option<&'a str>,
 }
 
-fn flags(f: &[RecordedFlag]) -> Vec<Flag> {
+fn flags(f: &[RecordedFlag]) -> Vec<Flag<'_>> {
     f.iter()
         .map(|f| Flag {
-            name: f.name.clone(),
-            value: f.value.clone(),
+            name: &f.name,
+            value: f.value.as_deref(),
         })
         .collect()
 }
@@ -105,7 +105,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
                     .iter()
                     .map(|f| match &f.value {
                         Some(v) => format!("{} {}", f.name, v),
-                        None => f.name.clone(),
+                        None => f.name.to_string(),
                     })
                     .collect();
                 writeln!(

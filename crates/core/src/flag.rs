@@ -9,6 +9,8 @@
 //! subcommand's arguments) is never looked at for flags, so a flag-shaped
 //! word inside a quoted prompt can never be recorded.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -17,20 +19,24 @@ use crate::shape::is_program_path;
 
 /// One allowlisted flag as recorded: canonical name and, for value flags, the
 /// value that passed its shape.
+///
+/// The texts are shared (`Arc<str>`): a store load parses each distinct
+/// flags text once and hands every row with that text the same flags, so a
+/// clone costs no allocation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedFlag {
     /// Canonical name, e.g. `--model`.
-    pub name: String,
+    pub name: Arc<str>,
     /// The value, for value flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub value: Option<Arc<str>>,
 }
 
 impl RecordedFlag {
     /// A switch.
     pub fn switch(name: &str) -> Self {
         RecordedFlag {
-            name: name.to_owned(),
+            name: name.into(),
             value: None,
         }
     }
@@ -38,8 +44,8 @@ impl RecordedFlag {
     /// A flag with a value.
     pub fn value(name: &str, value: &str) -> Self {
         RecordedFlag {
-            name: name.to_owned(),
-            value: Some(value.to_owned()),
+            name: name.into(),
+            value: Some(value.into()),
         }
     }
 }
@@ -273,17 +279,17 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
             _ => false,
         };
         if accepted {
-            found.retain(|f| f.name != decl.name);
+            found.retain(|f| *f.name != *decl.name);
             found.push(RecordedFlag {
-                name: decl.name.clone(),
-                value: value.map(str::to_owned),
+                name: decl.name.as_str().into(),
+                value: value.map(Arc::from),
             });
         }
     }
     // Catalog order, so equal inputs record equal flag lists.
     let mut flags = Vec::with_capacity(found.len());
     for decl in &agent.flags {
-        if let Some(pos) = found.iter().position(|f| f.name == decl.name) {
+        if let Some(pos) = found.iter().position(|f| *f.name == *decl.name) {
             flags.push(found.swap_remove(pos));
         }
     }

@@ -113,7 +113,7 @@ pub fn replay_flags(
             continue;
         }
         // The last recorded occurrence wins, as on the agent's command line.
-        let Some(rec) = recorded.iter().rev().find(|f| f.name == decl.name) else {
+        let Some(rec) = recorded.iter().rev().find(|f| *f.name == *decl.name) else {
             continue;
         };
         let ok = match (decl.arity, &decl.shape, rec.value.as_deref()) {
@@ -126,7 +126,7 @@ pub fn replay_flags(
         }
         words.push(decl.name.clone());
         if let Some(v) = &rec.value {
-            words.push(v.clone());
+            words.push(v.to_string());
         }
         posture_carried |= decl.posture;
     }

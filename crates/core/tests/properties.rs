@@ -162,8 +162,10 @@ fn recorded_flag(kind: AgentKind) -> BoxedStrategy<RecordedFlag> {
             .boxed(),
     });
     let names = prop_oneof![select(spellings(a)), "--[a-z-]{1,12}", hostile_text()];
-    let wild = (names, prop::option::of(hostile_text()))
-        .prop_map(|(name, value)| RecordedFlag { name, value });
+    let wild = (names, prop::option::of(hostile_text())).prop_map(|(name, value)| RecordedFlag {
+        name: name.into(),
+        value: value.map(Into::into),
+    });
     prop_oneof![2 => good, 1 => wild].boxed()
 }
 
@@ -348,8 +350,8 @@ proptest! {
         // The same through the text pipeline, the values typed by the user.
         let mut words = vec![a.command().to_owned()];
         for f in &flags {
-            words.push(f.name.clone());
-            words.extend(f.value.clone());
+            words.push(f.name.to_string());
+            words.extend(f.value.as_deref().map(str::to_owned));
         }
         if let Ok(inv) = build_from_text(a, &id, &join(&words), 0, PostureWindow::DEFAULT, shell) {
             for (_, v) in &bad {
@@ -383,7 +385,7 @@ proptest! {
         let a = agent(kind);
         let shape = a.flag(&name).and_then(|f| f.shape.as_ref()).expect("carried value flag");
         prop_assume!(!shape.matches(&value));
-        let others: Vec<RecordedFlag> = others.into_iter().filter(|f| f.name != name).collect();
+        let others: Vec<RecordedFlag> = others.into_iter().filter(|f| *f.name != *name).collect();
         let mut with_bad = others.clone();
         with_bad.push(RecordedFlag::value(&name, &value));
         let id = known_id(kind);
@@ -562,7 +564,7 @@ proptest! {
             let mut seen = Vec::new();
             for f in &flags {
                 let decl = a.flag(&f.name).expect("a declared flag");
-                prop_assert_eq!(&decl.name, &f.name, "recorded under an alias");
+                prop_assert_eq!(decl.name.as_str(), &*f.name, "recorded under an alias");
                 prop_assert!(decl.carry, "{} is not carried", f.name);
                 prop_assert!(!decl.headless);
                 match (&decl.shape, &f.value) {
@@ -576,7 +578,7 @@ proptest! {
             // Catalog order.
             let order: Vec<usize> = flags
                 .iter()
-                .map(|f| a.flags.iter().position(|d| d.name == f.name).unwrap_or(usize::MAX))
+                .map(|f| a.flags.iter().position(|d| *d.name == *f.name).unwrap_or(usize::MAX))
                 .collect();
             prop_assert!(order.windows(2).all(|w| w[0] < w[1]));
             if let Some(p) = program {
@@ -621,8 +623,8 @@ proptest! {
                 _ => None,
             };
             // It is the last recording of that flag, verbatim.
-            let last = flags.iter().rev().find(|f| f.name == decl.name);
-            prop_assert_eq!(last.map(|f| &f.value), Some(&value));
+            let last = flags.iter().rev().find(|f| *f.name == *decl.name);
+            prop_assert_eq!(last.map(|f| f.value.as_deref()), Some(value.as_deref()));
             i += 1;
         }
         prop_assert_eq!(inv.posture_carried, carried_posture);

@@ -128,6 +128,12 @@ fn flags() -> i32 {
 /// Opens `path` for reading without blocking and returns it only when it is
 /// a regular file.
 pub fn open(path: &Path, kind: Kind) -> Result<File, FileError> {
+    open_with_metadata(path, kind).map(|(file, _)| file)
+}
+
+/// [`open`], also returning what the check's `fstat` of the open file saw
+/// (its size and modification time), so no caller stats the path again.
+pub fn open_with_metadata(path: &Path, kind: Kind) -> Result<(File, fs::Metadata), FileError> {
     let file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(flags())
@@ -142,17 +148,14 @@ pub fn open(path: &Path, kind: Kind) -> Result<File, FileError> {
     if !meta.file_type().is_file() {
         return Err(FileError::NotRegular(kind));
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 /// Reads the whole of `path`, refusing it when it holds more than `max`
 /// bytes (or grows past `max` while read).
 pub fn read(path: &Path, kind: Kind, max: u64) -> Result<Vec<u8>, FileError> {
-    let file = open(path, kind)?;
-    let len = file
-        .metadata()
-        .map_err(|source| FileError::Io { kind, source })?
-        .len();
+    let (file, meta) = open_with_metadata(path, kind)?;
+    let len = meta.len();
     if len > max {
         return Err(FileError::TooLarge { kind, max });
     }

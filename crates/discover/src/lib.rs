@@ -53,6 +53,7 @@ pub mod file;
 mod homes;
 pub mod json;
 mod opencode;
+mod parallel;
 mod parse;
 pub mod probe;
 pub mod process;
@@ -214,24 +215,77 @@ pub const READABLE: &[AgentKind] = &[
 ];
 
 /// Lists the sessions of `agents` (every readable agent when empty).
+///
+/// The stores are walked on this thread; each directory's session files
+/// are read and parsed on scoped threads (as many as the machine has cores)
+/// as soon as the directory is listed, and the results are taken in the
+/// walk's order: the listing and its notes are the same as one thread
+/// reading file after file.
 pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
+    let mut walked = Vec::new();
+    let read = parallel::pipeline(
+        |found| {
+            for &agent in READABLE {
+                if !agents.is_empty() && !agents.contains(&agent) {
+                    continue;
+                }
+                let Some(root) = homes.root(agent, None) else {
+                    continue;
+                };
+                walked.push(walk_agent(agent, &root, depth, &mut |batch| {
+                    found(batch.into_iter().map(|c| (agent, c)).collect());
+                }));
+            }
+        },
+        |(agent, c)| store::read(*agent, c, depth),
+    );
+    let mut read = read.into_iter();
     let mut out = Listing::default();
-    for &agent in READABLE {
-        if !agents.is_empty() && !agents.contains(&agent) {
-            continue;
+    for w in walked {
+        out.sessions.extend(w.sessions);
+        out.notes.extend(w.notes);
+        for ((agent, c), r) in read.by_ref().take(w.files) {
+            match r {
+                Ok((info, st)) => {
+                    out.stats.files += 1;
+                    out.stats.bytes_read += st.bytes;
+                    out.stats.max_file_bytes = out.stats.max_file_bytes.max(st.bytes);
+                    out.sessions.push(info);
+                }
+                Err(problem) => out.notes.push(Note {
+                    agent,
+                    path: c.path,
+                    problem,
+                }),
+            }
         }
-        let Some(root) = homes.root(agent, None) else {
-            continue;
-        };
-        list_agent(agent, &root, depth, &mut out);
     }
     finish(&mut out);
     out
 }
 
-fn list_agent(agent: AgentKind, root: &Path, depth: Depth, out: &mut Listing) {
-    let note = |out: &mut Listing, path: &Path, problem| {
-        out.notes.push(Note {
+/// One agent's store, walked: how many session files it handed over to be
+/// read, the notes of the walk, and (for OpenCode's database, read as it is
+/// walked) its sessions.
+struct Walked {
+    files: usize,
+    sessions: Vec<SessionInfo>,
+    notes: Vec<Note>,
+}
+
+fn walk_agent(
+    agent: AgentKind,
+    root: &Path,
+    depth: Depth,
+    found: &mut dyn FnMut(Vec<store::Candidate>),
+) -> Walked {
+    let mut w = Walked {
+        files: 0,
+        sessions: Vec::new(),
+        notes: Vec::new(),
+    };
+    let note = |w: &mut Walked, path: &Path, problem| {
+        w.notes.push(Note {
             agent,
             path: path.to_path_buf(),
             problem,
@@ -240,34 +294,25 @@ fn list_agent(agent: AgentKind, root: &Path, depth: Depth, out: &mut Listing) {
     if agent == AgentKind::Opencode {
         match opencode::list(root, depth) {
             Ok((sessions, bad)) => {
-                out.sessions.extend(sessions);
+                w.sessions = sessions;
                 for p in bad {
-                    note(out, &p, Problem::BadId);
+                    note(&mut w, &p, Problem::BadId);
                 }
             }
-            Err(p) => note(out, root, p),
+            Err(p) => note(&mut w, root, p),
         }
-        return;
+        return w;
     }
-    let (candidates, notes) = match store::candidates(agent, root, true) {
-        Ok(found) => found,
-        Err(p) => {
-            note(out, root, p);
-            return;
-        }
-    };
-    out.notes.extend(notes);
-    for c in &candidates {
-        match store::read(agent, c, depth) {
-            Ok((info, st)) => {
-                out.stats.files += 1;
-                out.stats.bytes_read += st.bytes;
-                out.stats.max_file_bytes = out.stats.max_file_bytes.max(st.bytes);
-                out.sessions.push(info);
-            }
-            Err(p) => note(out, &c.path, p),
-        }
+    let mut files = 0;
+    match store::walk(agent, root, &mut |batch| {
+        files += batch.len();
+        found(batch);
+    }) {
+        Ok(notes) => w.notes = notes,
+        Err(p) => note(&mut w, root, p),
     }
+    w.files = files;
+    w
 }
 
 /// Newest first; one entry per (agent, id): a plain Codex rollout wins over
@@ -380,7 +425,7 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
             continue;
         }
         inside = true;
-        let Ok((candidates, _)) = store::candidates(agent, &root, true) else {
+        let Ok((candidates, _)) = store::candidates(agent, &root) else {
             continue;
         };
         let Some(c) = candidates

@@ -34,7 +34,7 @@ struct Index {
 
 impl Index {
     fn of(agent: AgentKind, root: &Path) -> Option<Index> {
-        let (candidates, notes) = store::candidates(agent, root, false).ok()?;
+        let (candidates, notes) = store::candidates(agent, root).ok()?;
         let mut ids = HashMap::new();
         let mut hinted = Vec::new();
         for c in candidates {

@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::time::SystemTime;
 
 use zstd::zstd_safe::{DCtx, DParameter};
 
@@ -61,6 +62,9 @@ pub struct ReadStats {
     pub bytes: u64,
     /// The read stopped at the bound, before the end of the file.
     pub hit_bound: bool,
+    /// When the file was last written, from the open file's own `fstat`
+    /// (`None` for bytes not read from a file).
+    pub modified: Option<SystemTime>,
 }
 
 /// Splits a byte stream into records.
@@ -139,6 +143,7 @@ pub fn records_of_bytes(bytes: &[u8], depth: Depth, f: &mut dyn FnMut(Rec<'_>)) 
     ReadStats {
         bytes: bytes.len() as u64,
         hit_bound,
+        modified: None,
     }
 }
 
@@ -175,11 +180,12 @@ pub fn records_of_file(
 ) -> io::Result<ReadStats> {
     // Never blocks on a FIFO or device, and refuses what is not a regular
     // file (crate::file).
-    let file = crate::file::open(path, crate::file::Kind::Session)?;
+    let (file, meta) = crate::file::open_with_metadata(path, crate::file::Kind::Session)?;
+    let zstd = is_zstd(path);
     let (disk_limit, out_limit) = match depth {
         Depth::Prefix(n) => {
             let n = n as u64;
-            if is_zstd(path) {
+            if zstd {
                 (n.saturating_mul(ZSTD_INPUT_FACTOR), n)
             } else {
                 (n, n)
@@ -193,10 +199,14 @@ pub fn records_of_file(
     };
     let mut splitter = Splitter::new();
     let mut out = 0u64;
-    let chunk_len = usize::try_from(out_limit.min(64 * 1024)).unwrap_or(64 * 1024);
+    // A plain file is read to the size its open handle reported: the read
+    // that would only say "end of file" is not made. Bytes appended after the
+    // open are not seen, as if the open had come a moment later.
+    let size = if zstd { u64::MAX } else { meta.len() };
+    let chunk_len = usize::try_from(out_limit.min(size).min(64 * 1024)).unwrap_or(64 * 1024);
     let mut chunk = vec![0u8; chunk_len.max(1)];
     let mut hit_bound = false;
-    if is_zstd(path) {
+    if zstd {
         DCTX.with_borrow_mut(|slot| {
             let ctx = slot.get_or_insert_with(|| {
                 let mut c = DCtx::create();
@@ -224,6 +234,9 @@ pub fn records_of_file(
         });
     } else {
         loop {
+            if out >= size {
+                break;
+            }
             let want = usize::try_from((out_limit - out).min(chunk.len() as u64)).unwrap_or(0);
             if want == 0 {
                 hit_bound = true;
@@ -243,6 +256,7 @@ pub fn records_of_file(
     Ok(ReadStats {
         bytes: disk.count,
         hit_bound: hit_bound || (disk_limit != u64::MAX && disk.count >= disk_limit),
+        modified: meta.modified().ok(),
     })
 }
 
@@ -275,6 +289,36 @@ mod tests {
                 (false, b"{\"c\":".to_vec())
             ]
         );
+    }
+
+    #[test]
+    fn a_file_is_read_to_its_size_or_its_bound_and_only_the_bound_counts_as_hit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (len, read, hit) in [
+            (0, 0, false),
+            (100, 100, false),
+            (4096, 4096, true),
+            (5000, 4096, true),
+        ] {
+            let p = dir.path().join(format!("{len}.jsonl"));
+            let body: Vec<u8> = (0..len)
+                .map(|i| if i % 50 == 49 { b'\n' } else { b'x' })
+                .collect();
+            std::fs::write(&p, &body).expect("writes");
+            let mut seen = Vec::new();
+            let st = records_of_file(&p, Depth::FAST, &mut |r| match r {
+                Rec::Whole(b) | Rec::Cut(b) => seen.extend_from_slice(b),
+            })
+            .expect("reads");
+            assert_eq!((st.bytes, st.hit_bound), (read, hit), "{len} bytes");
+            assert_eq!(
+                seen.len() as u64,
+                read - read / 50,
+                "{len} bytes, without newlines"
+            );
+            let mtime = std::fs::metadata(&p).and_then(|m| m.modified()).ok();
+            assert_eq!(st.modified, mtime, "the time is the open file's");
+        }
     }
 
     #[test]

@@ -14,10 +14,11 @@
 //! A name that is not UTF-8 is skipped with a note; a UTF-8 name of another
 //! pattern (sub-agent files, settings) is not a session and is passed over.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentKind, Catalog, UnixMillis};
@@ -38,18 +39,25 @@ pub struct Candidate {
     pub id_hint: Option<String>,
     /// The directory the store's layout says the session ran in.
     pub cwd_hint: Option<PathBuf>,
-    /// Its modification time, read with the directory listing.
-    pub modified: Option<UnixMillis>,
 }
 
 /// Every candidate of `agent` under `root`, with notes about what was
-/// skipped; with `stat`, each with its modification time. `Err` when the
-/// store itself is missing or unreadable.
-pub fn candidates(
+/// skipped. `Err` when the store itself is missing or unreadable. Nothing
+/// is stat'ed: reading a candidate takes its time from the open file.
+pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
+    let mut out = Vec::new();
+    let notes = walk(agent, root, &mut |found| out.extend(found))?;
+    Ok((out, notes))
+}
+
+/// The walk behind [`candidates`]: hands each directory's candidates to
+/// `found` as soon as the directory is listed, in the same order, so they
+/// can be read while the walk goes on; returns the notes.
+pub fn walk(
     agent: AgentKind,
     root: &Path,
-    stat: bool,
-) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
+    found: &mut dyn FnMut(Vec<Candidate>),
+) -> Result<Vec<Note>, Problem> {
     let mut notes = Vec::new();
     let mut out = Vec::new();
     let base = match agent {
@@ -76,22 +84,21 @@ pub fn candidates(
         });
     };
     match agent {
-        AgentKind::Codex => walk_codex(&base, 0, stat, &mut out, &mut notes),
+        AgentKind::Codex => walk_codex(top, 0, &mut out, &mut notes, found),
         AgentKind::Copilot => {
             for e in top {
-                let Some(name) = e.name.clone() else {
+                let Some(name) = e.name() else {
                     note(&mut notes, e.path, Problem::BadName);
                     continue;
                 };
                 let id = if e.is_dir {
-                    Some(name.as_str())
+                    Some(name)
                 } else {
                     name.strip_suffix(".jsonl")
                 };
                 if let Some(id) = id.filter(|id| id_ok(agent, id)) {
                     out.push(Candidate {
                         name_id: Some(id.to_owned()),
-                        modified: e.modified(stat),
                         path: e.path,
                         id_hint: None,
                         cwd_hint: None,
@@ -118,7 +125,7 @@ pub fn candidates(
                 };
                 let cwd_hint = match agent {
                     AgentKind::Gemini => project_root(&project.path),
-                    AgentKind::Grok => project.name.as_deref().and_then(decode_cwd),
+                    AgentKind::Grok => project.name().and_then(decode_cwd),
                     AgentKind::Claude
                     | AgentKind::Codex
                     | AgentKind::Qwen
@@ -140,12 +147,12 @@ pub fn candidates(
                     }
                 };
                 for e in inner {
-                    let Some(name) = e.name.clone() else {
+                    let Some(name) = e.name() else {
                         note(&mut notes, e.path, Problem::BadName);
                         continue;
                     };
                     let (name_id, id_hint) = match agent {
-                        AgentKind::Grok if e.is_dir => (Some(name.as_str()), None),
+                        AgentKind::Grok if e.is_dir => (Some(name), None),
                         AgentKind::Grok => continue,
                         _ if e.is_dir => continue,
                         AgentKind::Gemini => match name
@@ -176,40 +183,51 @@ pub fn candidates(
                     if id_hint.is_none() && !name_id.is_some_and(|id| id_ok(agent, id)) {
                         continue;
                     }
+                    let name_id = name_id.map(str::to_owned);
                     out.push(Candidate {
-                        modified: e.modified(stat),
                         path: e.path,
-                        name_id: name_id.map(str::to_owned),
+                        name_id,
                         id_hint,
                         cwd_hint: cwd_hint.clone(),
                     });
                 }
+                found(std::mem::take(&mut out));
             }
         }
     }
-    Ok((out, notes))
+    found(out);
+    Ok(notes)
 }
 
-fn walk_codex(dir: &Path, depth: u8, stat: bool, out: &mut Vec<Candidate>, notes: &mut Vec<Note>) {
-    let list = match entries(dir) {
-        Ok(l) => l,
-        Err(_) => {
-            notes.push(Note {
-                agent: AgentKind::Codex,
-                path: dir.to_path_buf(),
-                problem: Problem::StoreUnreadable,
-            });
-            return;
-        }
-    };
+/// One Codex directory, already listed: its rollouts, and (to a depth of
+/// `sessions/YYYY/MM/DD`) those of its subdirectories, in name order.
+fn walk_codex(
+    list: Vec<Entry>,
+    depth: u8,
+    out: &mut Vec<Candidate>,
+    notes: &mut Vec<Note>,
+    found: &mut dyn FnMut(Vec<Candidate>),
+) {
     for e in list {
         if e.is_dir {
             if depth < 3 {
-                walk_codex(&e.path, depth + 1, stat, out, notes);
+                match entries(&e.path) {
+                    Ok(inner) => {
+                        // What this directory held so far comes before the
+                        // subdirectory's files.
+                        found(std::mem::take(out));
+                        walk_codex(inner, depth + 1, out, notes, found);
+                    }
+                    Err(_) => notes.push(Note {
+                        agent: AgentKind::Codex,
+                        path: e.path,
+                        problem: Problem::StoreUnreadable,
+                    }),
+                }
             }
             continue;
         }
-        let Some(name) = e.name.clone() else {
+        let Some(name) = e.name() else {
             notes.push(Note {
                 agent: AgentKind::Codex,
                 path: e.path,
@@ -225,14 +243,17 @@ fn walk_codex(dir: &Path, depth: u8, stat: bool, out: &mut Vec<Candidate>, notes
         };
         let id = stem.len().checked_sub(36).and_then(|at| stem.get(at..));
         if let Some(id) = id.filter(|id| id_ok(AgentKind::Codex, id)) {
+            let name_id = Some(id.to_owned());
             out.push(Candidate {
-                modified: e.modified(stat),
                 path: e.path,
-                name_id: Some(id.to_owned()),
+                name_id,
                 id_hint: None,
                 cwd_hint: None,
             });
         }
+    }
+    if depth > 0 {
+        found(std::mem::take(out));
     }
 }
 
@@ -253,22 +274,24 @@ fn store_problem(e: &io::Error) -> Problem {
 pub struct Entry {
     /// Its path.
     pub path: PathBuf,
-    /// Its name, when UTF-8.
-    pub name: Option<String>,
     /// A directory (symbolic links are not followed).
     pub is_dir: bool,
-    raw: OsString,
-    entry: fs::DirEntry,
+    /// Where its name starts in `path`.
+    name_at: usize,
 }
 
 impl Entry {
-    /// Its modification time (a `statx` relative to the open directory),
-    /// when `stat`.
-    pub fn modified(&self, stat: bool) -> Option<UnixMillis> {
-        if !stat {
-            return None;
-        }
-        self.entry.metadata().ok()?.modified().ok().and_then(millis)
+    fn raw_name(&self) -> &[u8] {
+        self.path
+            .as_os_str()
+            .as_bytes()
+            .get(self.name_at..)
+            .unwrap_or_default()
+    }
+
+    /// Its name, when UTF-8.
+    pub fn name(&self) -> Option<&str> {
+        std::str::from_utf8(self.raw_name()).ok()
     }
 }
 
@@ -277,17 +300,16 @@ pub fn entries(dir: &Path) -> io::Result<Vec<Entry>> {
     let mut out: Vec<Entry> = fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| {
-            let raw = e.file_name();
+            let path = e.path();
+            let name_len = path.file_name().map_or(0, |n| n.len());
             Entry {
                 is_dir: e.file_type().is_ok_and(|t| t.is_dir()),
-                name: raw.to_str().map(str::to_owned),
-                path: e.path(),
-                raw,
-                entry: e,
+                name_at: path.as_os_str().len() - name_len,
+                path,
             }
         })
         .collect();
-    out.sort_by(|a, b| a.raw.cmp(&b.raw));
+    out.sort_by(|a, b| a.raw_name().cmp(b.raw_name()));
     Ok(out)
 }
 
@@ -347,10 +369,14 @@ pub fn read(
     depth: Depth,
 ) -> Result<(SessionInfo, ReadStats), Problem> {
     let (records, side) = match agent {
-        AgentKind::Grok => (c.path.join("chat_history.jsonl"), Some("summary.json")),
-        AgentKind::Copilot if c.path.is_dir() => {
-            (c.path.join("events.jsonl"), Some("workspace.yaml"))
-        }
+        AgentKind::Grok => (
+            Cow::Owned(c.path.join("chat_history.jsonl")),
+            Some("summary.json"),
+        ),
+        AgentKind::Copilot if c.path.is_dir() => (
+            Cow::Owned(c.path.join("events.jsonl")),
+            Some("workspace.yaml"),
+        ),
         AgentKind::Claude
         | AgentKind::Codex
         | AgentKind::Gemini
@@ -362,30 +388,40 @@ pub fn read(
         | AgentKind::Cursor
         | AgentKind::Antigravity
         | AgentKind::Amp
-        | AgentKind::Kimi => (c.path.clone(), None),
+        | AgentKind::Kimi => (Cow::Borrowed(c.path.as_path()), None),
     };
     let mut acc = Acc::new(depth);
-    let dir_session = records != c.path;
+    let dir_session = side.is_some();
     let mut stats = ReadStats::default();
-    let mut modified = c
-        .modified
-        .or_else(|| mtime(&c.path))
-        .ok_or(Problem::Unreadable)?;
-    match records_of_file(&records, depth, &mut |r| acc.feed(agent, r)) {
-        Ok(s) => {
+    // A session file's time comes from the handle it is read through (one
+    // `fstat`, which the open does anyway); a session directory's is its own,
+    // or its records file's when that is newer.
+    let dir_modified = if dir_session {
+        Some(mtime(&c.path).ok_or(Problem::Unreadable)?)
+    } else {
+        None
+    };
+    let modified = match (
+        records_of_file(&records, depth, &mut |r| acc.feed(agent, r)),
+        dir_modified,
+    ) {
+        (Ok(s), _) => {
             stats = s;
-            if dir_session {
-                modified = modified.max(mtime(&records).unwrap_or(modified));
-            }
+            let file_modified = s.modified.and_then(millis);
+            let modified = match dir_modified {
+                Some(d) => d.max(file_modified.unwrap_or(d)),
+                None => file_modified.ok_or(Problem::Unreadable)?,
+            };
             acc.finish();
             // A session directory is a session even before its first record.
             if !(dir_session && acc.whole == 0 && acc.bad == 0 && !acc.cut) {
                 acc.verdict(&stats)?;
             }
+            modified
         }
-        Err(e) if dir_session && e.kind() == io::ErrorKind::NotFound => {}
-        Err(_) => return Err(Problem::Unreadable),
-    }
+        (Err(e), Some(d)) if e.kind() == io::ErrorKind::NotFound => d,
+        (Err(_), _) => return Err(Problem::Unreadable),
+    };
     if let Some(side) = side {
         side_file(agent, &c.path.join(side), &mut acc, &mut stats);
     }

@@ -499,3 +499,48 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn notes_come_in_the_order_of_the_walk_however_many_threads_read() {
+    let h = Home::new();
+    let mut want = Vec::new();
+    for project in 0..4 {
+        let cwd = h.work(&format!("p{project}"));
+        for i in 0..60u32 {
+            let id = format!("{project:08x}-0000-4000-8000-{i:012x}");
+            let p = claude(&h.home(), &cwd, &id, "task", NOW_MS - i64::from(i), 0);
+            if i % 9 == 4 {
+                std::fs::write(&p, b"not json\n").unwrap();
+                want.push(p);
+            }
+        }
+    }
+    // The walk lists each directory's names in order, and the directories in
+    // order of their names: the order of the paths.
+    want.sort();
+    for _ in 0..5 {
+        let l = h.list(Depth::FAST);
+        assert_eq!(l.sessions.len(), 240 - want.len());
+        let got: Vec<_> = l
+            .notes
+            .iter()
+            .filter(|n| n.problem != Problem::StoreMissing)
+            .map(|n| (n.problem, n.path.clone()))
+            .collect();
+        let expected: Vec<_> = want.iter().map(|p| (Problem::Garbage, p.clone())).collect();
+        assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn a_linked_session_file_shows_the_time_of_the_file_it_leads_to() {
+    let h = Home::new();
+    let cwd = h.work("p");
+    let real = claude(&h.home(), &cwd, CLAUDE, "x", NOW_MS - 5000, 0);
+    let kept = h.dir.path().join("kept.jsonl");
+    std::fs::rename(&real, &kept).unwrap();
+    std::os::unix::fs::symlink(&kept, &real).unwrap();
+    let l = h.list(Depth::FAST);
+    assert_eq!(l.sessions.len(), 1);
+    assert_eq!(l.sessions[0].modified, UnixMillis(NOW_MS - 5000));
+}

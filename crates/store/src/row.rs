@@ -156,21 +156,47 @@ pub(crate) fn decode_cached(row: &Row<'_>, cache: &mut FlagsCache) -> rusqlite::
 }
 
 /// Parsed flags by their exact JSON text, for one load. Bounded: past
-/// [`FlagsCache::MAX`] distinct texts the rest are parsed each time.
+/// [`FlagsCache::MAX`] distinct texts the rest are parsed each time. A
+/// clone shares the flags' texts ([`RecordedFlag`] holds `Arc<str>`), so
+/// each row costs one allocation for its list, none for its texts.
 #[derive(Default)]
-pub(crate) struct FlagsCache(HashMap<Box<str>, Option<Vec<RecordedFlag>>>);
+pub(crate) struct FlagsCache(
+    HashMap<Box<str>, Option<Vec<RecordedFlag>>>,
+    /// The text asked last (its buffer reused) and its flags: rows in a row
+    /// often share one text, and a compare is cheaper than hashing it.
+    Option<(String, Option<Vec<RecordedFlag>>)>,
+);
 
 impl FlagsCache {
     const MAX: usize = 1024;
 
-    fn parse(&mut self, json: &str) -> Option<Vec<RecordedFlag>> {
-        if let Some(flags) = self.0.get(json) {
-            return flags.clone();
+    /// The flags of a `flags` column value: `None` unless it is UTF-8 text
+    /// holding a JSON list of flags.
+    fn parse(&mut self, value: ValueRef<'_>) -> Option<Vec<RecordedFlag>> {
+        let ValueRef::Text(bytes) = value else {
+            return None;
+        };
+        // Bytes equal to the last text are that text: valid UTF-8 already.
+        if let Some((text, flags)) = &self.1 {
+            if text.as_bytes() == bytes {
+                return flags.clone();
+            }
         }
-        let flags = serde_json::from_str::<Vec<RecordedFlag>>(json).ok();
-        if self.0.len() < Self::MAX {
-            self.0.insert(json.into(), flags.clone());
-        }
+        let json = std::str::from_utf8(bytes).ok()?;
+        let flags = match self.0.get(json) {
+            Some(flags) => flags.clone(),
+            None => {
+                let flags = serde_json::from_str::<Vec<RecordedFlag>>(json).ok();
+                if self.0.len() < Self::MAX {
+                    self.0.insert(json.into(), flags.clone());
+                }
+                flags
+            }
+        };
+        let last = self.1.get_or_insert_with(Default::default);
+        last.0.clear();
+        last.0.push_str(json);
+        last.1.clone_from(&flags);
         flags
     }
 }
@@ -206,9 +232,7 @@ fn decode_recording(
     let session_id = text(session_id)
         .filter(|id| decl.id_shape.matches(id))
         .ok_or(Unreadable::SessionId)?;
-    let flags = text(flags)
-        .and_then(|json| cache.parse(json))
-        .ok_or(Unreadable::Flags)?;
+    let flags = cache.parse(flags).ok_or(Unreadable::Flags)?;
     let program = match program {
         ValueRef::Null => None,
         v => Some(text(v).ok_or(Unreadable::Program)?.to_owned()),

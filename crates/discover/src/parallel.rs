@@ -1,0 +1,138 @@
+//! Reading session files on scoped threads while the stores are still
+//! being walked, with the results in the order the walk found the files.
+
+use std::collections::VecDeque;
+use std::num::NonZeroUsize;
+use std::sync::{Condvar, Mutex, PoisonError};
+
+/// Items a thread takes at a time: small enough that a thread the machine
+/// holds back leaves little behind, large enough that handing out and
+/// merging cost nothing next to reading the files.
+const CHUNK: usize = 32;
+
+struct Queue<T> {
+    /// Items found and not yet taken, each with its place in the order.
+    pending: VecDeque<(usize, T)>,
+    /// How many items were found so far.
+    found: usize,
+    /// The producer is done: no more items will come.
+    done: bool,
+}
+
+/// Runs `produce` on the calling thread, which hands over items in batches
+/// as it finds them, and applies `f` to every item on as many threads as the
+/// machine has cores: the helpers start on the first batches while
+/// `produce` still runs, and the calling thread joins them when it is done.
+/// Returns every item with its result, in the order they were handed over.
+pub fn pipeline<T: Send, R: Send>(
+    produce: impl FnOnce(&mut dyn FnMut(Vec<T>)),
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<(T, R)> {
+    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    if threads <= 1 {
+        let mut all = Vec::new();
+        produce(&mut |batch| all.extend(batch));
+        return all
+            .into_iter()
+            .map(|t| {
+                let r = f(&t);
+                (t, r)
+            })
+            .collect();
+    }
+    let queue = Mutex::new(Queue {
+        pending: VecDeque::new(),
+        found: 0,
+        done: false,
+    });
+    let ready = Condvar::new();
+    // A panic in `f` is passed on by the scope; the lock is never held
+    // while `f` runs, so a poisoned lock still holds consistent data.
+    let lock = || queue.lock().unwrap_or_else(PoisonError::into_inner);
+    let work = || {
+        let mut out = Vec::new();
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            {
+                let mut q = lock();
+                while q.pending.is_empty() && !q.done {
+                    q = ready.wait(q).unwrap_or_else(PoisonError::into_inner);
+                }
+                if q.pending.is_empty() {
+                    return out;
+                }
+                let n = q.pending.len().min(CHUNK);
+                chunk.extend(q.pending.drain(..n));
+            }
+            out.extend(chunk.drain(..).map(|(i, t)| {
+                let r = f(&t);
+                (i, t, r)
+            }));
+        }
+    };
+    let mut all = std::thread::scope(|s| {
+        let mut helpers = Vec::new();
+        produce(&mut |batch| {
+            let mut q = lock();
+            for t in batch {
+                let i = q.found;
+                q.pending.push_back((i, t));
+                q.found += 1;
+            }
+            // Helpers start once there is a chunk of work for them: a
+            // listing of a few files is not worth a thread.
+            if helpers.is_empty() && q.found >= CHUNK {
+                helpers.extend((1..threads).map(|_| s.spawn(work)));
+            }
+            drop(q);
+            ready.notify_all();
+        });
+        lock().done = true;
+        ready.notify_all();
+        let mut all = work();
+        for h in helpers {
+            match h.join() {
+                Ok(part) => all.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    });
+    all.sort_unstable_by_key(|(i, _, _)| *i);
+    all.into_iter().map(|(_, t, r)| (t, r)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_the_order_items_were_found_whatever_thread_made_them() {
+        for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 10 * CHUNK + 7] {
+            let got = pipeline(
+                |emit| {
+                    // Batches of uneven size, some while helpers already run.
+                    let mut next = 0;
+                    for size in (1..).step_by(5) {
+                        let end = (next + size).min(n);
+                        emit((next..end).collect());
+                        next = end;
+                        if next == n {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_micros(100));
+                    }
+                },
+                |&i: &usize| {
+                    // Uneven work, so threads finish chunks out of order.
+                    if i % 7 == 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                    }
+                    i * 2
+                },
+            );
+            let want: Vec<(usize, usize)> = (0..n).map(|i| (i, i * 2)).collect();
+            assert_eq!(got, want, "{n}");
+        }
+    }
+}

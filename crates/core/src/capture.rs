@@ -168,7 +168,27 @@ impl Capture {
     }
 
     /// Handles one observation at `now`.
+    #[inline]
     pub fn observe(
+        &mut self,
+        obs: &Observation<'_>,
+        ctx: &dyn PaneContext,
+        now: UnixMillis,
+    ) -> Option<Change> {
+        // The hot path, inlined into the caller: one lookup, one short
+        // compare, no allocation. Everything else is out of line.
+        if let (false, Some(id)) = (obs.headless, obs.session_id) {
+            if let Some(state) = self.panes.get(&obs.pane) {
+                if state.agent == obs.agent && state.session_id == id {
+                    return None;
+                }
+            }
+        }
+        self.observe_changed(obs, ctx, now)
+    }
+
+    #[inline(never)]
+    fn observe_changed(
         &mut self,
         obs: &Observation<'_>,
         ctx: &dyn PaneContext,
@@ -180,7 +200,6 @@ impl Capture {
         // A known id is never overwritten by an absent one.
         let id = obs.session_id?;
         if let Some(state) = self.panes.get(&obs.pane) {
-            // The hot path: one lookup, one short compare, no allocation.
             if state.agent == obs.agent && state.session_id == id {
                 return None;
             }

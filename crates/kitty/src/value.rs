@@ -437,6 +437,27 @@ mod tests {
     }
 
     #[test]
+    fn a_name_gives_a_line_break_or_control_as_the_reason_before_its_alphabet() {
+        let why = |v, t: &str| literal(v, OsStr::new(t)).map(|_| ()).map_err(|r| r.why);
+        for v in [Value::Layout, Value::Program] {
+            assert_eq!(why(v, "tall\n"), Err(Refusal::LineBreak));
+            assert_eq!(why(v, "$x\u{2028}"), Err(Refusal::LineBreak));
+            assert_eq!(why(v, "ta ll\u{1}"), Err(Refusal::ControlCharacter));
+            assert_eq!(why(v, "t$"), Err(Refusal::Expansion));
+        }
+        assert_eq!(why(Value::Environment, "A=\n"), Err(Refusal::LineBreak));
+        assert_eq!(
+            why(Value::Environment, "1A=\u{7f}"),
+            Err(Refusal::ControlCharacter)
+        );
+        assert_eq!(
+            why(Value::Environment, "A\tB"),
+            Err(Refusal::ControlCharacter)
+        );
+        assert_eq!(why(Value::Environment, "A=$\r"), Err(Refusal::LineBreak));
+    }
+
+    #[test]
     fn every_byte_is_in_the_alphabets_it_was_tested_against_before() {
         for b in 0..=255u8 {
             let name = b.is_ascii_alphanumeric() || b == b'_';

@@ -16,14 +16,15 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }).collect();
     let tabs: Vec<TabSnap> = pairs(windows).map(|w| TabSnap { layout: "tall".into(), active_window: 1, windows: w }).collect();
     let snap = Snapshot { os_windows: pairs(tabs).map(|t| OsWindowSnap { landing: false, active_tab: 0, tabs: t }).collect() };
-    let read = reread(&session_file(&snap, "/fallback".as_ref()).text);
+    let written = session_file(&snap, "/fallback".as_ref());
+    let read = reread(&written.text);
     assert_eq!(read.unknown, 0);
     let got: Vec<_> = read.os_windows.iter().flatten().flatten().collect();
     let windows: Vec<_> = snap.os_windows.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows).collect();
     assert_eq!(got.len(), windows.len());
     for (w, r) in windows.into_iter().zip(got) {
-        let want = literal(Value::Directory, w.cwd.as_ref()).unwrap_or("/fallback");
-        assert_eq!((r.cwd.as_str(), &r.argv[..]), (want, &[w.shell.map_or("", |s| s.as_str()).to_owned()][..]));
+        let (want, shell) = (literal(Value::Directory, w.cwd.as_ref()).unwrap_or("/fallback"), w.shell.map_or("", |s| s.as_str()));
+        assert!(r.cwd == want && r.argv == [shell], "{r:?}: want {want:?} and [{shell:?}]");
         assert_eq!(r.env, [format!("AGENT_RESUME_PANE={}", w.id)]);
     }
 });

@@ -197,51 +197,101 @@ pub fn literal(value: Value, raw: &OsStr) -> Result<&str, Refused> {
     if text.len() > max {
         return Err(refuse(Refusal::TooLong));
     }
-    // Printable ASCII, the usual case, holds neither and needs no decoding.
-    // Otherwise one pass: a line break anywhere is the reason given over a
-    // control character.
-    if !text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-        let mut control = false;
-        for c in text.chars() {
-            if is_line_break(c) {
-                return Err(refuse(Refusal::LineBreak));
+    let shaped = match value {
+        Value::Directory => directory(text),
+        Value::Layout | Value::Program => plain(text, WORD),
+        Value::Environment => match text.split_once('=') {
+            Some((name, val))
+                if !name.starts_with(|c: char| c.is_ascii_digit()) && in_alphabet(name, NAME) =>
+            {
+                plain(val, ASSIGNED).map(|_| text)
             }
-            control |= c.is_control();
-        }
-        if control {
-            return Err(refuse(Refusal::ControlCharacter));
-        }
+            _ => Err(Refusal::Foreign),
+        },
+    };
+    // A name in its alphabet holds no line break or control character: no
+    // second pass. Anything else is checked for them first, so that they
+    // are the reason given over its shape.
+    if value == Value::Directory || shaped.is_err() {
+        controls(text).map_err(refuse)?;
     }
-    match value {
-        Value::Directory => directory(text).map_err(refuse),
-        Value::Layout | Value::Program => plain(text, |b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
-        })
-        .map_err(refuse),
-        Value::Environment => {
-            let (name, val) = text.split_once('=').ok_or(refuse(Refusal::Foreign))?;
-            let name_ok = !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            if !name_ok {
-                return Err(refuse(Refusal::Foreign));
-            }
-            plain(val, |b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
-            })
-            .map(|_| text)
-            .map_err(refuse)
+    shaped.map_err(refuse)
+}
+
+/// A line break anywhere is the reason given over a control character.
+fn controls(text: &str) -> Result<(), Refusal> {
+    // Printable ASCII, the usual case, holds neither and needs no decoding.
+    if printable_ascii(text.as_bytes()) {
+        return Ok(());
+    }
+    let mut control = false;
+    for c in text.chars() {
+        if is_line_break(c) {
+            return Err(Refusal::LineBreak);
         }
+        control |= c.is_control();
+    }
+    if control {
+        Err(Refusal::ControlCharacter)
+    } else {
+        Ok(())
     }
 }
 
-/// `allowed` is asked about bytes: every allowed character is ASCII, so any
-/// byte of a longer character is foreign, as the character is.
-fn plain(text: &str, allowed: impl Fn(u8) -> bool) -> Result<&str, Refusal> {
+/// Whether every byte is printable ASCII, space to `~`.
+fn printable_ascii(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    // Eight bytes a test: a byte from 0x80 up has its top bit set; the
+    // lowest byte under a space borrows into its own top bit, and DEL
+    // carries into it (neither reaches another byte that would pass).
+    let printable = |w: u64| {
+        (w.wrapping_sub(ONES * u64::from(b' ')) | w | w.wrapping_add(ONES)) & (ONES << 7) == 0
+    };
+    let (steps, tail) = bytes.as_chunks::<8>();
+    steps
+        .iter()
+        .all(|&step| printable(u64::from_le_bytes(step)))
+        && tail.iter().all(|b| (b' '..=b'~').contains(b))
+}
+
+/// [`ALPHABET`] classes: ASCII letters, digits and `_` (assignment names);
+/// also `-` (layouts, programs); also `-` and `.` (assigned values).
+const NAME: u8 = 1;
+const WORD: u8 = 2;
+const ASSIGNED: u8 = 4;
+
+/// The classes of each byte: one lookup a byte instead of several ranges.
+/// Every allowed character is ASCII, so any byte of a longer character is
+/// foreign, as the character is.
+const ALPHABET: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphanumeric() || c == b'_' {
+            NAME | WORD | ASSIGNED
+        } else if c == b'-' {
+            WORD | ASSIGNED
+        } else if c == b'.' {
+            ASSIGNED
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Whether `text` is non-empty and every byte is in `class`.
+fn in_alphabet(text: &str, class: u8) -> bool {
+    !text.is_empty() && text.bytes().all(|b| ALPHABET[usize::from(b)] & class != 0)
+}
+
+fn plain(text: &str, class: u8) -> Result<&str, Refusal> {
     if text.contains('$') {
         return Err(Refusal::Expansion);
     }
-    if text.bytes().all(allowed) {
+    if text.bytes().all(|b| ALPHABET[usize::from(b)] & class != 0) {
         Ok(text)
     } else {
         Err(Refusal::Foreign)
@@ -261,10 +311,11 @@ fn directory(text: &str) -> Result<&str, Refusal> {
     if text.ends_with(is_python_space) || text.starts_with(is_python_space) {
         return Err(Refusal::EdgeWhitespace);
     }
+    // After the leading `/`, an empty part is a `//` or a trailing `/`.
     if text != "/"
-        && (text.ends_with('/')
-            || text.contains("//")
-            || text.split('/').any(|part| part == "." || part == ".."))
+        && text[1..]
+            .split('/')
+            .any(|part| matches!(part, "" | "." | ".."))
     {
         return Err(Refusal::NotNormal);
     }
@@ -383,6 +434,68 @@ mod tests {
         assert_eq!(dir("/tmp/a\tb\nlaunch sh"), Err(Refusal::LineBreak));
         assert_eq!(dir("/tmp/a\u{7f}\u{2028}"), Err(Refusal::LineBreak));
         assert_eq!(dir("/tmp/a\u{9f}b"), Err(Refusal::ControlCharacter));
+    }
+
+    #[test]
+    fn a_name_gives_a_line_break_or_control_as_the_reason_before_its_alphabet() {
+        let why = |v, t: &str| literal(v, OsStr::new(t)).map(|_| ()).map_err(|r| r.why);
+        for v in [Value::Layout, Value::Program] {
+            assert_eq!(why(v, "tall\n"), Err(Refusal::LineBreak));
+            assert_eq!(why(v, "$x\u{2028}"), Err(Refusal::LineBreak));
+            assert_eq!(why(v, "ta ll\u{1}"), Err(Refusal::ControlCharacter));
+            assert_eq!(why(v, "t$"), Err(Refusal::Expansion));
+        }
+        assert_eq!(why(Value::Environment, "A=\n"), Err(Refusal::LineBreak));
+        assert_eq!(
+            why(Value::Environment, "1A=\u{7f}"),
+            Err(Refusal::ControlCharacter)
+        );
+        assert_eq!(
+            why(Value::Environment, "A\tB"),
+            Err(Refusal::ControlCharacter)
+        );
+        assert_eq!(why(Value::Environment, "A=$\r"), Err(Refusal::LineBreak));
+    }
+
+    #[test]
+    fn every_byte_is_in_the_alphabets_it_was_tested_against_before() {
+        for b in 0..=255u8 {
+            let name = b.is_ascii_alphanumeric() || b == b'_';
+            assert_eq!(ALPHABET[usize::from(b)] & NAME != 0, name, "{b:#x}");
+            assert_eq!(
+                ALPHABET[usize::from(b)] & WORD != 0,
+                name || b == b'-',
+                "{b:#x}"
+            );
+            let assigned = name || matches!(b, b'-' | b'.');
+            assert_eq!(ALPHABET[usize::from(b)] & ASSIGNED != 0, assigned, "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn eight_bytes_are_printable_exactly_when_each_is() {
+        // Every byte in every lane and beside every byte in another lane
+        // (a borrow or carry must not hide or invent one), and the tail.
+        let each = |b: u8| (b' '..=b'~').contains(&b);
+        for len in 1..=17 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    assert_eq!(printable_ascii(&bytes), each(b), "{len} {at} {b:#x}");
+                    if len != 8 {
+                        continue;
+                    }
+                    for other in (0..8).filter(|&o| o != at) {
+                        for c in 0..=255u8 {
+                            bytes[other] = c;
+                            assert_eq!(printable_ascii(&bytes), each(b) && each(c));
+                        }
+                        bytes[other] = b'a';
+                    }
+                }
+            }
+        }
     }
 
     #[test]

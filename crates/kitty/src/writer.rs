@@ -41,7 +41,11 @@ pub struct Written {
 /// own one is refused starts in (`/` when it is refused too).
 pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
     let fallback = literal(Value::Directory, fallback).unwrap_or("/");
-    let mut text = String::from("# kitty session written by agent-resume\n");
+    // About a hundred bytes a window (`cd`, `launch` with the pane id): one
+    // allocation for most files instead of a doubling series.
+    let windows: usize = snap.windows().map(|w| w.cwd.len() + 96).sum();
+    let mut text = String::with_capacity(64 + windows);
+    text.push_str("# kitty session written by agent-resume\n");
     let mut refused = Vec::new();
     for (oi, o) in snap.os_windows.iter().enumerate() {
         if oi > 0 {
@@ -62,12 +66,19 @@ pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
                         fallback
                     }
                 };
-                let _ = writeln!(text, "cd {cwd}");
-                let env = format!("{PANE_ENV}={}", w.id);
-                let Ok(env) = literal(Value::Environment, OsStr::new(&env)) else {
+                text.push_str("cd ");
+                text.push_str(cwd);
+                text.push('\n');
+                // The assignment is written in place and checked there,
+                // and taken back out if refused: no string of its own.
+                let launch = text.len();
+                text.push_str("launch --env ");
+                let env = text.len();
+                let _ = write!(text, "{PANE_ENV}={}", w.id);
+                if literal(Value::Environment, OsStr::new(&text[env..])).is_err() {
+                    text.truncate(launch);
                     continue;
-                };
-                let _ = write!(text, "launch --env {env}");
+                }
                 if let Some(shell) = w.shell {
                     if let Ok(program) = literal(Value::Program, OsStr::new(shell.as_str())) {
                         let _ = write!(text, " {program}");

@@ -380,6 +380,9 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
     let keep: Option<HashSet<PaneId>> =
         (restore && layout.startup).then(|| layout.panes().map(|(p, _)| p.id).collect());
     let decided = decide(o, &layout, now, gate.enabled, keep.as_ref())?;
+    for w in &decided.warnings {
+        eprintln!("agent-resume: {w}");
+    }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);

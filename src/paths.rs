@@ -89,6 +89,15 @@ pub fn show(p: &Path) -> String {
     escape(&p.to_string_lossy())
 }
 
+/// [`show`], borrowing `p` when it needs no change (valid UTF-8 with no
+/// control character).
+pub fn show_cow(p: &Path) -> std::borrow::Cow<'_, str> {
+    match p.to_str() {
+        Some(s) if !s.chars().any(char::is_control) => std::borrow::Cow::Borrowed(s),
+        _ => std::borrow::Cow::Owned(show(p)),
+    }
+}
+
 /// Text for a message with every control character escaped.
 pub fn escape(s: &str) -> String {
     if !s.chars().any(char::is_control) {

@@ -8,6 +8,8 @@
 //! expected files (only ever from an implementation known to be right).
 #![allow(clippy::unwrap_used, missing_docs)]
 
+#[path = "../benches/support/plan_data.rs"]
+mod bench_plan;
 #[path = "../benches/support/sessions.rs"]
 mod bench_sessions;
 #[path = "../crates/discover/tests/fixtures/mod.rs"]
@@ -220,6 +222,10 @@ fn check_zst(name: &str, got: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/expected/listing")
         .join(format!("{name}.zst"));
+    if std::env::var_os("AGENT_RESUME_BLESS").is_some() {
+        let packed = zstd::stream::encode_all(got.as_bytes(), 19).unwrap();
+        std::fs::write(&path, packed).unwrap();
+    }
     let mut want = String::new();
     if let Ok(f) = std::fs::File::open(&path) {
         zstd::stream::read::Decoder::new(f)
@@ -259,4 +265,76 @@ fn sessions_over_the_bench_stores_print_the_same_bytes_as_the_earlier_implementa
         "sessions-bench.json",
         &run(root, "home", &[&args[..], &["--full"]].concat()),
     );
+}
+
+/// Writes `recordings` to a fresh store and `layout` to a file under
+/// `root`, with the feature on; returns the layout file.
+fn store_and_layout(
+    root: &Path,
+    layout: &Layout,
+    recordings: impl IntoIterator<Item = (PaneId, Recording)>,
+) -> PathBuf {
+    std::fs::write(root.join("config.toml"), "enabled = true\n").unwrap();
+    let mut w = Writer::new(Store::open(&root.join("recordings.sqlite3")).unwrap());
+    for (p, r) in recordings {
+        w.send(Set::save(p, r));
+    }
+    w.flush().unwrap();
+    drop(w);
+    let layout_file = root.join("layout.json");
+    std::fs::write(&layout_file, serde_json::to_vec(layout).unwrap()).unwrap();
+    layout_file
+}
+
+/// The P3 bench's 1,000-pane plan (`benches/support/plan_data.rs`) prints
+/// the table the implementation before the table was written straight
+/// from the layout printed.
+#[test]
+fn plan_over_the_bench_layout_prints_the_same_bytes_as_the_earlier_implementation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let s = bench_plan::thousand(&root.join("src"));
+    for d in &s.dirs {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let lf = store_and_layout(root, &s.layout, s.recordings);
+    let plan = [
+        "plan",
+        "--layout",
+        lf.to_str().unwrap(),
+        "--now",
+        bench_plan::NOW_RFC3339,
+    ];
+    check_zst("plan-bench.txt", &run(root, "home", &plan));
+}
+
+/// A layout the table's straight path must hand back to the map of places:
+/// one pane id twice (the map keeps one place per id), a remote pane, and
+/// directories whose names need escaping (control characters) or hold
+/// characters wider than a byte, or are long enough to widen the column.
+#[test]
+fn plan_of_an_odd_layout_prints_the_same_bytes_as_the_earlier_implementation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let (mut layout, recordings) = data(root);
+    let odd = [
+        root.join("src/tab\there"),
+        root.join("src/\u{e9}t\u{e9}-\u{9b}-\u{7f}"),
+        root.join(format!("src/{}", "long-".repeat(12))),
+    ];
+    for d in &odd {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let panes = &mut layout.windows[0].tabs[0].panes;
+    panes[1].cwd = Some(odd[0].clone());
+    panes[3].cwd = Some(odd[1].clone());
+    panes[5].cwd = None;
+    panes[7].cwd = Some(odd[2].clone());
+    // Pane 0's id again, elsewhere, in another directory.
+    let mut twin = panes[0].clone();
+    twin.cwd = Some(odd[2].clone());
+    layout.windows[1].tabs[2].panes.insert(4, twin);
+    let lf = store_and_layout(root, &layout, recordings);
+    let plan = ["plan", "--layout", lf.to_str().unwrap(), "--now", NOW];
+    check("plan-odd.txt", &run(root, "empty-home", &plan));
 }

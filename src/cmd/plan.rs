@@ -1,8 +1,9 @@
 //! `agent-resume plan` (the dry run) and `agent-resume restore` (plan, arm,
 //! telemetry): every pane of a layout with its verdict.
 
+use std::borrow::Cow;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use std::collections::{HashMap, HashSet};
@@ -194,62 +195,176 @@ pub fn write_table(
     rows: &[&PanePlan],
     places: &HashMap<PaneId, Place>,
 ) -> std::io::Result<()> {
-    let cells: Vec<(String, String, &str, Row<'_>)> = rows
+    let cells: Vec<Cell<'_>> = rows
         .iter()
-        .map(|p| {
-            let place = places.get(&p.pane);
-            let r = row(p, place);
-            (
-                r.position.clone().unwrap_or_else(|| r.pane.clone()),
-                r.directory.clone().unwrap_or_else(|| "-".to_owned()),
-                r.comes_back.unwrap_or(""),
-                r,
-            )
+        .map(|p| match places.get(&p.pane) {
+            Some(place) => Cell::new(
+                p,
+                match &place.position {
+                    Position::Host { window, tab, pane } => Label::Host(*window, *tab, *pane),
+                    tmux => Label::Text(tmux.to_string()),
+                },
+                place.cwd.as_deref(),
+                place.comes_back.unwrap_or(""),
+            ),
+            None => Cell::new(p, Label::Text(p.pane.to_string()), None, ""),
         })
         .collect();
-    let with_fate = cells.iter().any(|c| !c.2.is_empty());
+    write_cells(out, &cells)
+}
+
+/// The table of a layout file's plans, straight from the layout: no map of
+/// places and no copy of any directory. `None` when the plans are not one
+/// per pane in layout order with every pane id distinct (then the map's
+/// answer, which keeps one place per id, is the one to print).
+fn write_layout_table(
+    out: &mut dyn Write,
+    plans: &[PanePlan],
+    layout: &Layout,
+) -> Option<std::io::Result<()>> {
+    let mut cells = Vec::with_capacity(plans.len());
+    let mut ids = Vec::with_capacity(plans.len());
+    let mut plans_iter = plans.iter();
+    for (wi, w) in layout.windows.iter().enumerate() {
+        for (ti, t) in w.tabs.iter().enumerate() {
+            for (pi, spec) in t.panes.iter().enumerate() {
+                let p = plans_iter.next().filter(|p| p.pane == spec.id)?;
+                ids.push(u128::from_be_bytes(*spec.id.as_bytes()));
+                cells.push(Cell::new(
+                    p,
+                    Label::Host(wi, ti, pi),
+                    spec.cwd.as_deref(),
+                    "",
+                ));
+            }
+        }
+    }
+    if plans_iter.next().is_some() {
+        return None;
+    }
+    ids.sort_unstable();
+    if ids.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    Some(write_cells(out, &cells))
+}
+
+/// What the position column shows: a layout file's indices, written as
+/// they are printed, or any other text.
+enum Label {
+    Host(usize, usize, usize),
+    Text(String),
+}
+
+fn digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// One row of the table with the widths of its padded columns.
+struct Cell<'a> {
+    plan: &'a PanePlan,
+    label: Label,
+    label_width: usize,
+    dir: Cow<'a, str>,
+    dir_width: usize,
+    fate: &'static str,
+}
+
+impl<'a> Cell<'a> {
+    fn new(plan: &'a PanePlan, label: Label, cwd: Option<&'a Path>, fate: &'static str) -> Self {
+        let label_width = match &label {
+            Label::Host(w, t, p) => 5 + digits(*w) + digits(*t) + digits(*p),
+            Label::Text(s) => s.chars().count(),
+        };
+        let dir = cwd.map_or(Cow::Borrowed("-"), crate::paths::show_cow);
+        let dir_width = dir.chars().count();
+        Cell {
+            plan,
+            label,
+            label_width,
+            dir,
+            dir_width,
+            fate,
+        }
+    }
+}
+
+/// Writes `s` left-aligned in `width` characters (`{s:<width$}` of a
+/// string whose character count is `len`).
+fn pad(out: &mut dyn Write, s: &str, len: usize, width: usize) -> std::io::Result<()> {
+    const SPACES: &[u8; 64] = &[b' '; 64];
+    out.write_all(s.as_bytes())?;
+    let mut n = width.saturating_sub(len);
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.write_all(&SPACES[..k])?;
+        n -= k;
+    }
+    Ok(())
+}
+
+fn write_cells(out: &mut dyn Write, cells: &[Cell<'_>]) -> std::io::Result<()> {
+    let with_fate = cells.iter().any(|c| !c.fate.is_empty());
     let wp = cells
         .iter()
-        .map(|c| c.0.chars().count())
+        .map(|c| c.label_width)
         .max()
         .unwrap_or(0)
         .max(4);
-    let wd = cells
-        .iter()
-        .map(|c| c.1.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(9);
+    let wd = cells.iter().map(|c| c.dir_width).max().unwrap_or(0).max(9);
     let wf = if with_fate {
-        cells.iter().map(|c| c.2.len()).max().unwrap_or(0).max(7)
+        cells.iter().map(|c| c.fate.len()).max().unwrap_or(0).max(7)
     } else {
         0
     };
     let fate_head = if with_fate { "restore" } else { "" };
+    let sep = if with_fate { "  " } else { "" };
     writeln!(
         out,
-        "{:<wp$}  {:<wd$}  {fate_head:<wf$}{}{:<7} {:<12} reason / command",
-        "pane",
-        "directory",
-        if with_fate { "  " } else { "" },
-        "verdict",
-        "agent"
+        "{:<wp$}  {:<wd$}  {fate_head:<wf$}{sep}{:<7} {:<12} reason / command",
+        "pane", "directory", "verdict", "agent"
     )?;
-    for (position, dir, fate, r) in &cells {
-        let what = match r.reason {
-            None => {
-                let posture = if r.posture_carried { "  [posture]" } else { "" };
-                format!("{}{posture}", shell_words::join(r.argv.unwrap_or_default()))
-            }
-            Some(reason) => reason.to_owned(),
+    for c in cells {
+        match &c.label {
+            Label::Host(w, t, p) => write!(out, "w{w}.t{t}.p{p}")?,
+            Label::Text(s) => out.write_all(s.as_bytes())?,
+        }
+        pad(out, "", c.label_width, wp)?;
+        out.write_all(b"  ")?;
+        pad(out, &c.dir, c.dir_width, wd)?;
+        out.write_all(b"  ")?;
+        pad(out, c.fate, c.fate.chars().count(), wf)?;
+        out.write_all(sep.as_bytes())?;
+        let (verdict, what) = match &c.plan.verdict {
+            Verdict::Resume(inv) => ("resume", Ok(inv)),
+            Verdict::Skip(r) => ("skip", Err(r.as_str())),
         };
-        writeln!(
-            out,
-            "{position:<wp$}  {dir:<wd$}  {fate:<wf$}{}{:<7} {:<12} {what}",
-            if with_fate { "  " } else { "" },
-            r.verdict,
-            r.agent.unwrap_or("-")
-        )?;
+        pad(out, verdict, verdict.len(), 7)?;
+        out.write_all(b" ")?;
+        let agent = c.plan.agent.map_or("-", |a| a.as_str());
+        pad(out, agent, agent.chars().count(), 12)?;
+        out.write_all(b" ")?;
+        match what {
+            // `shell_words::join`, word by word.
+            Ok(inv) => {
+                for (i, word) in inv.argv.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b" ")?;
+                    }
+                    out.write_all(shell_words::quote(word).as_bytes())?;
+                }
+                if inv.posture_carried {
+                    out.write_all(b"  [posture]")?;
+                }
+            }
+            Err(reason) => out.write_all(reason.as_bytes())?,
+        }
+        out.write_all(b"\n")?;
     }
     Ok(())
 }
@@ -261,20 +376,24 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
         None => when::now(),
     };
     let gate = config::gate_quiet(o);
-    let keep: HashSet<PaneId> = layout.panes().map(|(p, _)| p.id).collect();
-    let decided = decide(
-        o,
-        &layout,
-        now,
-        gate.enabled,
-        (restore && layout.startup).then_some(&keep),
-    )?;
+    // Only a start-up restore sweeps, keeping the layout's panes.
+    let keep: Option<HashSet<PaneId>> =
+        (restore && layout.startup).then(|| layout.panes().map(|(p, _)| p.id).collect());
+    let decided = decide(o, &layout, now, gate.enabled, keep.as_ref())?;
     for w in &decided.warnings {
         eprintln!("agent-resume: {w}");
     }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);
+    }
+    if !args.json && !decided.plans.is_empty() {
+        let mut out = super::listing_stdout();
+        if let Some(written) = write_layout_table(&mut out, &decided.plans, &layout) {
+            written?;
+            out.flush()?;
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     print(
         &decided.plans,

@@ -109,6 +109,18 @@ fn is_invisible(c: char) -> bool {
 
 /// Checks a word against the quoter's second barrier.
 pub fn check_word(word: &str) -> Result<(), QuoteError> {
+    if word.is_ascii() {
+        // No invisible character is ASCII: the same verdict, byte by byte.
+        for &b in word.as_bytes() {
+            if b == b'\'' {
+                return Err(QuoteError::SingleQuote);
+            }
+            if b.is_ascii_control() {
+                return Err(QuoteError::Control);
+            }
+        }
+        return Ok(());
+    }
     for c in word.chars() {
         if c == '\'' {
             return Err(QuoteError::SingleQuote);
@@ -128,6 +140,13 @@ pub fn quote_into(word: &str, out: &mut String) -> Result<(), QuoteError> {
     check_word(word)?;
     if word.is_empty() {
         out.push_str("''");
+        return Ok(());
+    }
+    if !word.contains('\\') {
+        // One quoted run: what the loop below writes for such a word.
+        out.push('\'');
+        out.push_str(word);
+        out.push('\'');
         return Ok(());
     }
     let mut open = false;
@@ -180,6 +199,54 @@ pub fn render_line(shell: Shell, argv: &[String]) -> Result<String, QuoteError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quoter char by char, with no shortcut: what the ASCII and
+    /// no-backslash paths must agree with.
+    fn quote_slowly(word: &str) -> Result<String, QuoteError> {
+        for c in word.chars() {
+            if c == '\'' {
+                return Err(QuoteError::SingleQuote);
+            }
+            if c.is_control() {
+                return Err(QuoteError::Control);
+            }
+            if is_invisible(c) {
+                return Err(QuoteError::Invisible);
+            }
+        }
+        if word.is_empty() {
+            return Ok("''".to_owned());
+        }
+        let (mut out, mut open) = (String::new(), false);
+        for c in word.chars() {
+            if c == '\\' {
+                if open {
+                    out.push('\'');
+                    open = false;
+                }
+                out.push_str("\\\\");
+            } else {
+                if !open {
+                    out.push('\'');
+                    open = true;
+                }
+                out.push(c);
+            }
+        }
+        if open {
+            out.push('\'');
+        }
+        Ok(out)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shortcuts_quote_as_the_char_loop_does(
+            word in "[ -~\\x00-\\x1f\\x7f\\u{80}-\\u{a0}\\u{ad}\\u{200b}\\u{e9}\\\\']{0,12}",
+        ) {
+            proptest::prop_assert_eq!(quote(&word), quote_slowly(&word));
+        }
+    }
 
     #[test]
     fn quoting_table() {

@@ -269,6 +269,9 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
         gate.enabled,
         (restore && layout.startup).then_some(&keep),
     )?;
+    for w in &decided.warnings {
+        eprintln!("agent-resume: {w}");
+    }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);

@@ -60,7 +60,16 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         None => when::now(),
     };
     let db = paths::db(o)?;
-    let Some(store) = OpenOptions::default().open_existing(&db)? else {
+    // Every new shell under a restore takes at its first prompt: the log
+    // stays for the next process (no checkpoint, no -wal/-shm created and
+    // deleted per take), and the consuming commit is synced before the line
+    // is printed, so a power loss never hands the line out again.
+    let options = OpenOptions {
+        keep_wal: true,
+        sync_commits: true,
+        ..OpenOptions::default()
+    };
+    let Some(store) = options.open_existing(&db)? else {
         return Ok(ExitCode::from(NOTHING));
     };
     let armed = match store.take(pane) {

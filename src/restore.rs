@@ -12,7 +12,7 @@ use agent_resume_core::{
     Stored, TelemetrySink, UnixMillis, Verdict,
 };
 use agent_resume_discover::file::{self, Kind};
-use agent_resume_store::{inspect_or_empty, startup, startup_with, Armed, OpenOptions, Startup};
+use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup};
 use anyhow::{Context, Result};
 
 use crate::paths::Overrides;
@@ -78,52 +78,23 @@ pub fn decide(
     enabled: bool,
     sweep: Option<&HashSet<PaneId>>,
 ) -> Result<Decided> {
-    let st = if enabled {
+    let mut warnings = Vec::new();
+    let (recordings, store) = if enabled {
         let db = crate::paths::db(o)?;
         let options = OpenOptions::default();
-        if let Some(keep) = sweep {
+        let st = if let Some(keep) = sweep {
             startup(&db, &options, keep)
         } else {
             Startup {
                 store: None,
                 loaded: inspect_or_empty(&db, &options),
             }
-        }
+        };
+        warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
+        (st.loaded.into_stored(), st.store)
     } else {
-        Startup {
-            store: None,
-            loaded: Default::default(),
-        }
+        (BTreeMap::new(), None)
     };
-    Ok(plan_loaded(st, layout, now, enabled))
-}
-
-/// [`decide`] (the flag on) over a store the caller already opened: with
-/// `sweep`, a store from `open_existing` that is swept and kept for arming;
-/// without, one from `inspect` that is only read.
-pub fn decide_opened(
-    store: Option<agent_resume_store::Store>,
-    layout: &Layout,
-    now: UnixMillis,
-    sweep: Option<&HashSet<PaneId>>,
-) -> Decided {
-    let st = match (store, sweep) {
-        (Some(store), Some(keep)) => startup_with(store, keep),
-        (Some(store), None) => Startup {
-            loaded: store.load_or_empty(),
-            store: None,
-        },
-        (None, _) => Startup {
-            store: None,
-            loaded: Default::default(),
-        },
-    };
-    plan_loaded(st, layout, now, true)
-}
-
-fn plan_loaded(st: Startup, layout: &Layout, now: UnixMillis, enabled: bool) -> Decided {
-    let warnings = st.loaded.warnings.iter().map(ToString::to_string).collect();
-    let recordings = st.loaded.into_stored();
     // The agents' own stores and this machine's processes: asked only with
     // the feature on (the plan asks nothing before its start-up gates pass).
     let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
@@ -137,13 +108,13 @@ fn plan_loaded(st: Startup, layout: &Layout, now: UnixMillis, enabled: bool) -> 
         fs: &RealFs,
         sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
     });
-    Decided {
+    Ok(Decided {
         enabled,
         plans,
         recordings,
         warnings,
-        store: st.store,
-    }
+        store,
+    })
 }
 
 /// Arms every resumable pane and emits one event per skipped pane that had

@@ -62,11 +62,10 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     let db = paths::db(o)?;
     // Every new shell under a restore takes at its first prompt: the log
     // stays for the next process (no checkpoint, no -wal/-shm created and
-    // deleted per take), and the consuming commit is synced before the line
-    // is printed, so a power loss never hands the line out again.
+    // deleted per take). Exactly once between processes is the DELETE's;
+    // across a power loss, see docs/store.md ("durability").
     let options = OpenOptions {
         keep_wal: true,
-        sync_commits: true,
         ..OpenOptions::default()
     };
     let Some(store) = options.open_existing(&db)? else {

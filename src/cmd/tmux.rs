@@ -38,7 +38,7 @@ use agent_resume_tmux::{
 use anyhow::{Context, Result};
 
 use crate::paths::{self, Overrides};
-use crate::restore::{arm_and_report, decide_opened};
+use crate::restore::{arm_and_report, decide};
 use crate::telemetry_file::{self, FileSink};
 use crate::{config, when};
 
@@ -138,30 +138,16 @@ fn save(server: &Server, o: &Overrides) -> Result<ExitCode> {
 /// that starts the next save.
 pub fn save_server(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let live = ensure_ids(tmux, &[SAVING_OPTION])?;
-    save_live(tmux, o, &live, true, None)
+    save_live(tmux, o, &live, true)
 }
 
-/// Stores the snapshot of `live` (every pane with its id) in `store`, else
-/// in the database opened here; with `capture`, also what the panes'
-/// agents show with no hook.
-fn save_live(
-    tmux: &Tmux,
-    o: &Overrides,
-    live: &[LivePane],
-    capture: bool,
-    store: Option<&Store>,
-) -> Result<()> {
+/// Stores the snapshot of `live` (every pane with its id); with `capture`,
+/// also what the panes' agents show with no hook.
+fn save_live(tmux: &Tmux, o: &Overrides, live: &[LivePane], capture: bool) -> Result<()> {
     let snap = snapshot(live);
     let db = paths::db(o)?;
-    let opened;
-    let store = match store {
-        Some(store) => store,
-        None => {
-            opened = Store::open(&db)
-                .with_context(|| format!("recordings database {}", paths::show(&db)))?;
-            &opened
-        }
-    };
+    let store =
+        Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
     let now = when::now();
     let key = host_key(tmux.socket())?;
     store.save_host_layout(&key, &serde_json::to_string(&snap)?, now)?;
@@ -184,11 +170,11 @@ fn save_live(
 /// have saved after each change), saves once, in this process. No process
 /// scan: the shells of the panes just made are still starting, and the next
 /// save scans what they run. Without the hooks nothing is saved, as before.
-fn save_after_restore(tmux: &Tmux, o: &Overrides, store: Option<&Store>) -> Result<()> {
+fn save_after_restore(tmux: &Tmux, o: &Overrides) -> Result<()> {
     let (hooked, live) = tmux.list_panes_unsetting_hooked(&[RESTORING_OPTION, SAVING_OPTION])?;
     if hooked {
         let live = claim_ids(tmux, live)?;
-        save_live(tmux, o, &live, false, store)?;
+        save_live(tmux, o, &live, false)?;
     }
     Ok(())
 }
@@ -451,22 +437,12 @@ pub fn restore_server(
     let db = paths::db(o)?;
     let key = server_key(tmux.socket())?;
     let host = format!("{HOST}{key}");
-    // Opened once for the whole restore: the snapshot, the recordings, the
-    // sweep, the arming and the closing save. A dry run only inspects. A
-    // restore keeps the log for the shells it starts, whose `take`s come
-    // at once (docs/store.md, "The write-ahead log between processes").
-    let store = if dry_run {
-        agent_resume_store::OpenOptions::default().inspect(&db)?
-    } else {
-        agent_resume_store::OpenOptions {
-            keep_wal: true,
-            ..agent_resume_store::OpenOptions::default()
-        }
-        .open_existing(&db)?
-    };
     // The snapshot decides what is created and typed: it passes the same
     // trust check as recordings, and an untrusted database yields nothing.
-    let saved = match store.as_ref().map(|s| s.host_layout(&host)) {
+    let saved = match agent_resume_store::OpenOptions::default()
+        .inspect(&db)?
+        .map(|s| s.host_layout(&host))
+    {
         Some(Ok(saved)) => saved,
         Some(Err(why)) => {
             eprintln!("agent-resume: recordings database not trusted ({why}); nothing restored, recreated or typed");
@@ -595,7 +571,7 @@ pub fn restore_server(
         "no saved pane can be recreated exactly".to_owned()
     };
     let now = when::now();
-    let mut decided = decide_opened(store, &layout, now, (!dry_run).then_some(&keep));
+    let mut decided = decide(o, &layout, now, true, (!dry_run).then_some(&keep))?;
     for w in &decided.warnings {
         eprintln!("agent-resume: {w}");
     }
@@ -625,7 +601,7 @@ pub fn restore_server(
             // The one save of this restore, once everything is made; it
             // clears the option that kept the hooks quiet in the command
             // list that lists the panes.
-            if let Err(e) = save_after_restore(tmux, o, decided.store.as_ref()) {
+            if let Err(e) = save_after_restore(tmux, o) {
                 eprintln!("agent-resume: the restored layout was not saved ({e:#})");
                 let _ = tmux.unset_global(RESTORING_OPTION);
             }

@@ -67,9 +67,7 @@ mod writer;
 
 pub use arm::Armed;
 pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
-pub use load::{
-    inspect_or_empty, load_or_empty, startup, startup_with, Counts, Loaded, Startup, Warning,
-};
+pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
 pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
 pub use row::{decode_values, RowState, Unreadable};

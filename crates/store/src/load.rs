@@ -278,23 +278,21 @@ static SWEPT: AtomicBool = AtomicBool::new(false);
 /// runs at most once per process and only on a trusted, writable store;
 /// its failure is a warning. Never fails.
 pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> Startup {
-    match options.open_existing(path) {
-        Ok(Some(store)) => startup_with(store, keep),
-        Ok(None) => Startup {
-            store: None,
-            loaded: Loaded::default(),
-        },
-        Err(e) => Startup {
-            store: None,
-            loaded: Loaded::empty(Warning::OpenFailed(e.fault())),
-        },
-    }
-}
-
-/// [`startup`] on a store the caller already opened (with
-/// [`OpenOptions::open_existing`]), so that a restore that first read its
-/// snapshot from it opens the database once.
-pub fn startup_with(mut store: Store, keep: &HashSet<PaneId>) -> Startup {
+    let mut store = match options.open_existing(path) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Startup {
+                store: None,
+                loaded: Loaded::default(),
+            }
+        }
+        Err(e) => {
+            return Startup {
+                store: None,
+                loaded: Loaded::empty(Warning::OpenFailed(e.fault())),
+            }
+        }
+    };
     let mut loaded = store.load_or_empty();
     if store.trusted() && store.read_only().is_none() && !SWEPT.swap(true, Ordering::SeqCst) {
         if let Err(e) = store.sweep(keep) {

@@ -31,12 +31,6 @@ pub struct OpenOptions {
     /// by the close of a connection that does not keep it. For short-lived
     /// writers that run often (the agents' hooks).
     pub keep_wal: bool,
-    /// `synchronous=FULL`: each commit is on disk (one fsync of the log)
-    /// before it returns, where `NORMAL` leaves a kept log's last commits
-    /// to the next checkpoint. For a writer that keeps the log and whose
-    /// commit must survive a power loss: `take`, whose consumed line must
-    /// never come back.
-    pub sync_commits: bool,
 }
 
 impl Default for OpenOptions {
@@ -45,7 +39,6 @@ impl Default for OpenOptions {
             busy_timeout: Duration::from_secs(5),
             max_page_count: None,
             keep_wal: false,
-            sync_commits: false,
         }
     }
 }
@@ -381,8 +374,7 @@ impl OpenOptions {
             // file): treat as not writable rather than run in another mode.
             return Err(read_only_error("journal mode is not wal"));
         }
-        let synchronous = if self.sync_commits { "FULL" } else { "NORMAL" };
-        conn.pragma_update(None, "synchronous", synchronous)
+        conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(OpenError::sqlite)?;
         if self.keep_wal {
             // The commit stays in `-wal` for the next process, and `-wal`
@@ -570,32 +562,6 @@ mod tests {
         assert_eq!(mode(&tmp.path().join("nested/dir")), 0o700);
         assert_eq!(mode(&tmp.path().join("nested")), 0o700);
         assert!(store.trusted(), "{:?}", store.distrust());
-    }
-
-    #[test]
-    fn a_connection_that_syncs_commits_runs_synchronous_full_and_others_normal() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let path = tmp.path().join("recordings.sqlite3");
-        let level = |options: &OpenOptions| -> i64 {
-            let store = options.open(&path).expect("opens");
-            store
-                .conn
-                .query_row("PRAGMA synchronous", [], |r| r.get(0))
-                .expect("reads the pragma")
-        };
-        // 1 = NORMAL, 2 = FULL.
-        assert_eq!(level(&OpenOptions::default()), 1);
-        let kept = OpenOptions {
-            keep_wal: true,
-            ..OpenOptions::default()
-        };
-        assert_eq!(level(&kept), 1);
-        let synced = OpenOptions {
-            keep_wal: true,
-            sync_commits: true,
-            ..OpenOptions::default()
-        };
-        assert_eq!(level(&synced), 2);
     }
 
     #[test]

@@ -740,6 +740,31 @@ fn take_after_restore_prints_exactly_the_plans_line_once() {
 }
 
 #[test]
+fn a_take_leaves_the_write_ahead_log_to_the_next_process_and_still_hands_out_once() {
+    let env = Env::new();
+    let l = reasons(&env, true);
+    env.restore(&l);
+    let side = |suffix: &str| {
+        let mut p = env.db().into_os_string();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    let out = env.take(&pane(RESUMES), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Not checkpointed and deleted at exit: the consuming commit stays in
+    // the log, which the next take reads.
+    assert!(
+        fs::metadata(side("-wal")).is_ok_and(|m| m.len() > 0),
+        "the log is kept"
+    );
+    assert!(side("-shm").exists(), "its index is kept");
+    let again = env.take(&pane(RESUMES), &[]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(again.stdout.is_empty());
+    assert_eq!(env.count("armed"), 1, "only the other pane's line is left");
+}
+
+#[test]
 fn take_reads_the_pane_from_agent_resume_pane() {
     let env = Env::new();
     let l = reasons(&env, true);

@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
-use agent_resume_store::Store;
+use agent_resume_store::OpenOptions;
 
 use crate::paths::Overrides;
 use crate::{config, pane_env, paths, when};
@@ -53,7 +53,14 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
         Extraction::Headless => (vec![agent.command().to_owned()], true),
     };
     let pane = pane_env::resolve(args.pane.as_deref()).ok()?;
-    let store = Store::open(&paths::db(o).ok()?).ok()?;
+    // Runs at every agent start, like the hooks: the log stays for the next
+    // process (docs/store.md, "The write-ahead log between processes").
+    let store = OpenOptions {
+        keep_wal: true,
+        ..OpenOptions::default()
+    }
+    .open(&paths::db(o).ok()?)
+    .ok()?;
     store
         .note(
             pane,

@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 
 use agent_resume_core::{extract_words, Catalog, Extraction, IdSource, Observation};
-use agent_resume_store::Store;
+use agent_resume_store::OpenOptions;
 use anyhow::{bail, Result};
 
 use crate::capture_apply::{observe, Known};
@@ -58,7 +58,14 @@ fn prepare(argv: &mut Vec<String>, pane: Option<&str>, o: &Overrides) -> Option<
         return None;
     };
     let pane = pane_env::resolve(pane).ok()?;
-    let store = Store::open(&paths::db(o).ok()?).ok()?;
+    // Runs at every agent start, like the hooks: the log stays for the next
+    // process (docs/store.md, "The write-ahead log between processes").
+    let store = OpenOptions {
+        keep_wal: true,
+        ..OpenOptions::default()
+    }
+    .open(&paths::db(o).ok()?)
+    .ok()?;
     let now = when::now();
     let noted = crate::capture_apply::noted_argv(agent, program, flags);
     // This process becomes the agent (exec): the note is bound to its pid.

@@ -60,7 +60,15 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         None => when::now(),
     };
     let db = paths::db(o)?;
-    let Some(store) = OpenOptions::default().open_existing(&db)? else {
+    // Every new shell under a restore takes at its first prompt: the log
+    // stays for the next process (no checkpoint, no -wal/-shm created and
+    // deleted per take). Exactly once between processes is the DELETE's;
+    // across a power loss, see docs/store.md ("durability").
+    let options = OpenOptions {
+        keep_wal: true,
+        ..OpenOptions::default()
+    };
+    let Some(store) = options.open_existing(&db)? else {
         return Ok(ExitCode::from(NOTHING));
     };
     let armed = match store.take(pane) {

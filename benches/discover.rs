@@ -5,7 +5,8 @@
 //!   a whole process (the bench profile's binary, output to `/dev/null`)
 //!   against a single-threaded walk of the stores reading each file's first
 //!   4 KiB; the same path against that walk and read on two scoped threads;
-//!   the two-thread floor against the one-thread floor; and the in-process
+//!   the two-thread floor against the one-thread floor; the CPU time (user +
+//!   system) of the whole process against that of the one-thread floor; and the in-process
 //!   [`list`] at [`Depth::FAST`] against the one-thread floor;
 //! - `fast`: [`Depth::FAST`] (at most 4 KiB of each file), the recent view;
 //! - `full`: [`Depth::Full`] (every record), the search path;
@@ -26,6 +27,8 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
+#[path = "support/cpu.rs"]
+mod cpu;
 #[path = "../crates/discover/tests/fixtures/mod.rs"]
 mod fixtures;
 #[path = "support/ratio.rs"]
@@ -184,6 +187,24 @@ fn p6(home: &Path) {
         "P6",
         "two-thread walk + first 4 KiB of each file",
         one_thread,
+        None,
+        &p,
+    );
+    // CPU time, which a busy second core does not hide: the process's own
+    // (every thread) against the in-process floor's.
+    let p = cpu::paired_clocks(
+        ROUNDS,
+        1,
+        (cpu::children, cpu::this_process),
+        sessions,
+        || {
+            black_box(walk(home, &mut buf));
+        },
+    );
+    ratio::report(
+        "P6",
+        "agent-resume sessions --all --json, 10k files, whole process, CPU time (user + system)",
+        "single-thread walk + first 4 KiB of each file, CPU time",
         None,
         &p,
     );

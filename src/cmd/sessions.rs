@@ -4,6 +4,7 @@
 //! Also the helpers `resume` and `continue` share: the resolved store
 //! roots, directory comparison, and how skipped files are reported.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,13 +40,13 @@ pub struct Args {
     query: Vec<String>,
 }
 
-/// One row of `--json`.
+/// One row of `--json`, borrowed from its session.
 #[derive(Serialize)]
-struct Row {
+struct Row<'a> {
     agent: &'static str,
-    id: String,
-    cwd: Option<String>,
-    title: String,
+    id: &'a str,
+    cwd: Option<Cow<'a, str>>,
+    title: Cow<'a, str>,
     modified: Option<String>,
 }
 
@@ -179,9 +180,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .iter()
             .map(|s| Row {
                 agent: s.agent.as_str(),
-                id: s.id.clone(),
-                cwd: s.cwd.as_deref().map(|p| p.to_string_lossy().into_owned()),
-                title: s.display_name(),
+                id: &s.id,
+                cwd: s.cwd.as_deref().map(|p| p.to_string_lossy()),
+                title: s.display_name_ref(),
                 modified: when::format(s.modified),
             })
             .collect();

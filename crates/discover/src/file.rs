@@ -12,13 +12,16 @@
 //! [`facts`] answers the program-path questions of core's
 //! [`FsProbe`](agent_resume_core::FsProbe) from the real filesystem.
 
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_resume_core::{FileFacts, FileKind};
-use rustix::fs::OFlags;
+use rustix::fs::{Mode, OFlags};
 
 /// What kind of file is being read: named in errors instead of its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -142,6 +145,80 @@ pub fn open_with_metadata(path: &Path, kind: Kind) -> Result<(File, fs::Metadata
             io::ErrorKind::NotFound => FileError::Missing(kind),
             _ => FileError::Io { kind, source: e },
         })?;
+    checked(file, kind)
+}
+
+/// A directory held open so the files found in it are opened by name
+/// relative to it (`openat`): the kernel does not walk the directory's path
+/// again for each file. Opening a file through it checks and follows what
+/// the name leads to exactly as [`open_with_metadata`] does with the whole
+/// path.
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+}
+
+/// How many [`Dir`]s may be open at once. A listing walks ahead of its
+/// reading and could otherwise hold every directory of a store open; past
+/// the cap its files are opened by their whole path instead.
+pub const MAX_OPEN_DIRS: usize = 64;
+
+static OPEN_DIRS: AtomicUsize = AtomicUsize::new(0);
+
+impl Dir {
+    /// Opens `path` as a directory handle (`O_PATH`: it is never read or
+    /// listed through), or `None` when it cannot be opened or
+    /// [`MAX_OPEN_DIRS`] are open.
+    pub fn open(path: &Path) -> Option<Dir> {
+        if OPEN_DIRS.fetch_add(1, Ordering::Relaxed) >= MAX_OPEN_DIRS {
+            OPEN_DIRS.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        match rustix::fs::open(
+            path,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => Some(Dir { fd }),
+            Err(_) => {
+                OPEN_DIRS.fetch_sub(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// [`open_with_metadata`] of the file `name` in this directory. `name`
+    /// is one path component, as the directory's listing gave it.
+    pub fn open_with_metadata(
+        &self,
+        name: &OsStr,
+        kind: Kind,
+    ) -> Result<(File, fs::Metadata), FileError> {
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            rustix::io::Errno::NOENT => FileError::Missing(kind),
+            _ => FileError::Io {
+                kind,
+                source: e.into(),
+            },
+        })?;
+        checked(File::from(fd), kind)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        OPEN_DIRS.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Returns `file` with what its `fstat` saw, when it is a regular file.
+fn checked(file: File, kind: Kind) -> Result<(File, fs::Metadata), FileError> {
     let meta = file
         .metadata()
         .map_err(|source| FileError::Io { kind, source })?;
@@ -299,6 +376,69 @@ mod tests {
             10
         );
         assert!(read(&dir.path().join("none"), Kind::Config, 1).is_err_and(|e| e.is_missing()));
+    }
+
+    #[test]
+    fn a_file_opened_in_its_directory_is_checked_as_one_opened_by_its_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("fifo"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo");
+        symlink("/dev/zero", dir.path().join("zero")).expect("symlink");
+        let target = dir.path().join("target.jsonl");
+        fs::write(&target, b"{}\n").expect("writes");
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        File::options()
+            .write(true)
+            .open(&target)
+            .and_then(|f| f.set_modified(old))
+            .expect("set mtime");
+        symlink(&target, dir.path().join("link.jsonl")).expect("symlink");
+        let d = Dir::open(dir.path()).expect("directory opens");
+        for name in ["fifo", "zero"] {
+            assert!(
+                matches!(
+                    d.open_with_metadata(OsStr::new(name), Kind::Session),
+                    Err(FileError::NotRegular(Kind::Session))
+                ),
+                "{name}"
+            );
+        }
+        assert!(d
+            .open_with_metadata(OsStr::new("none"), Kind::Session)
+            .is_err_and(|e| e.is_missing()));
+        let (mut f, meta) = d
+            .open_with_metadata(OsStr::new("link.jsonl"), Kind::Session)
+            .expect("a link to a regular file is followed");
+        assert_eq!(meta.modified().ok(), Some(old), "the target's time");
+        let mut text = String::new();
+        f.read_to_string(&mut text).expect("reads");
+        assert_eq!(text, "{}\n");
+    }
+
+    #[test]
+    fn directories_held_open_are_capped_and_released_when_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut held = Vec::new();
+        let mut refused = false;
+        for _ in 0..=MAX_OPEN_DIRS {
+            match Dir::open(dir.path()) {
+                Some(d) => held.push(d),
+                None => {
+                    refused = true;
+                    break;
+                }
+            }
+        }
+        assert!(refused, "no more than {MAX_OPEN_DIRS} are held");
+        drop(held);
+        assert!(
+            Dir::open(dir.path()).is_some(),
+            "dropping one frees its place"
+        );
+        assert!(Dir::open(&dir.path().join("none")).is_none());
     }
 
     #[test]

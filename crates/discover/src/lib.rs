@@ -44,6 +44,7 @@
 //! assert!(listing.sessions.is_empty());
 //! ```
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentKind, UnixMillis};
@@ -98,14 +99,22 @@ impl SessionInfo {
     /// The name to show: title, else first user prompt, else id, else file
     /// name — with no control or invisible character in any case.
     pub fn display_name(&self) -> String {
+        self.display_name_ref().into_owned()
+    }
+
+    /// [`display_name`](Self::display_name), borrowed when it is the title
+    /// or the first prompt (both cleaned when read).
+    pub fn display_name_ref(&self) -> Cow<'_, str> {
         self.title
-            .clone()
-            .or_else(|| self.first_prompt.clone())
-            .or_else(|| text::clean(&self.id, text::MAX_TEXT))
+            .as_deref()
+            .or(self.first_prompt.as_deref())
+            .map(Cow::Borrowed)
+            .or_else(|| text::clean(&self.id, text::MAX_TEXT).map(Cow::Owned))
             .or_else(|| {
                 self.path
                     .file_name()
                     .and_then(|n| text::clean(&n.to_string_lossy(), text::MAX_TEXT))
+                    .map(Cow::Owned)
             })
             .unwrap_or_default()
     }
@@ -237,14 +246,22 @@ pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
                 }));
             }
         },
-        |(agent, c)| store::read(*agent, c, depth),
+        |(agent, mut c)| {
+            // The candidate (and the directory handle it holds) is dropped
+            // once read; its path moves into the session, or into the note.
+            store::read(agent, &mut c, depth).map_err(|problem| Note {
+                agent,
+                path: c.path,
+                problem,
+            })
+        },
     );
     let mut read = read.into_iter();
     let mut out = Listing::default();
     for w in walked {
         out.sessions.extend(w.sessions);
         out.notes.extend(w.notes);
-        for ((agent, c), r) in read.by_ref().take(w.files) {
+        for r in read.by_ref().take(w.files) {
             match r {
                 Ok((info, st)) => {
                     out.stats.files += 1;
@@ -252,11 +269,7 @@ pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
                     out.stats.max_file_bytes = out.stats.max_file_bytes.max(st.bytes);
                     out.sessions.push(info);
                 }
-                Err(problem) => out.notes.push(Note {
-                    agent,
-                    path: c.path,
-                    problem,
-                }),
+                Err(note) => out.notes.push(note),
             }
         }
     }
@@ -304,7 +317,7 @@ fn walk_agent(
         return w;
     }
     let mut files = 0;
-    match store::walk(agent, root, &mut |batch| {
+    match store::walk(agent, root, true, &mut |batch| {
         files += batch.len();
         found(batch);
     }) {
@@ -318,22 +331,37 @@ fn walk_agent(
 /// Newest first; one entry per (agent, id): a plain Codex rollout wins over
 /// its compressed sibling, else the newest.
 fn finish(out: &mut Listing) {
-    out.sessions.sort_by_cached_key(|s| {
+    // Sorted as positions, so each session moves once, not at every step
+    // of two sorts; ties keep the walk's order.
+    let s = &out.sessions;
+    let zstd: Vec<bool> = s.iter().map(|s| read::is_zstd(&s.path)).collect();
+    let mut order: Vec<usize> = (0..s.len()).collect();
+    order.sort_by(|&a, &b| {
         (
-            s.agent,
-            s.id.clone(),
-            read::is_zstd(&s.path),
-            std::cmp::Reverse(s.modified),
+            s[a].agent,
+            &s[a].id,
+            zstd[a],
+            std::cmp::Reverse(s[a].modified),
         )
+            .cmp(&(
+                s[b].agent,
+                &s[b].id,
+                zstd[b],
+                std::cmp::Reverse(s[b].modified),
+            ))
     });
-    out.sessions
-        .dedup_by(|b, a| a.agent == b.agent && a.id == b.id);
-    out.sessions.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.agent.cmp(&b.agent))
-            .then_with(|| a.id.cmp(&b.id))
+    order.dedup_by(|b, a| s[*a].agent == s[*b].agent && s[*a].id == s[*b].id);
+    order.sort_unstable_by(|&a, &b| {
+        s[b].modified
+            .cmp(&s[a].modified)
+            .then_with(|| s[a].agent.cmp(&s[b].agent))
+            .then_with(|| s[a].id.cmp(&s[b].id))
     });
+    let mut slots: Vec<Option<SessionInfo>> = std::mem::take(&mut out.sessions)
+        .into_iter()
+        .map(Some)
+        .collect();
+    out.sessions = order.iter().filter_map(|&i| slots[i].take()).collect();
 }
 
 /// Parses one session file's bytes as `agent` writes them, with the file
@@ -428,14 +456,14 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
         let Ok((candidates, _)) = store::candidates(agent, &root) else {
             continue;
         };
-        let Some(c) = candidates
-            .iter()
+        let Some(mut c) = candidates
+            .into_iter()
             .find(|c| c.path == real || real.parent() == Some(c.path.as_path()))
         else {
             // Stores may nest (Gemini's and Droid's default to `~`): keep looking.
             continue;
         };
-        return store::read(agent, c, depth)
+        return store::read(agent, &mut c, depth)
             .map(|(info, _)| info)
             .map_err(PathError::Skipped);
     }

@@ -23,22 +23,17 @@ struct Queue<T> {
 /// as it finds them, and applies `f` to every item on as many threads as the
 /// machine has cores: the helpers start on the first batches while
 /// `produce` still runs, and the calling thread joins them when it is done.
-/// Returns every item with its result, in the order they were handed over.
+/// Returns the results, in the order the items were handed over; each item
+/// is consumed (dropped, or moved into its result) as soon as it is done.
 pub fn pipeline<T: Send, R: Send>(
     produce: impl FnOnce(&mut dyn FnMut(Vec<T>)),
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<(T, R)> {
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     if threads <= 1 {
         let mut all = Vec::new();
         produce(&mut |batch| all.extend(batch));
-        return all
-            .into_iter()
-            .map(|t| {
-                let r = f(&t);
-                (t, r)
-            })
-            .collect();
+        return all.into_iter().map(f).collect();
     }
     let queue = Mutex::new(Queue {
         pending: VecDeque::new(),
@@ -64,13 +59,10 @@ pub fn pipeline<T: Send, R: Send>(
                 let n = q.pending.len().min(CHUNK);
                 chunk.extend(q.pending.drain(..n));
             }
-            out.extend(chunk.drain(..).map(|(i, t)| {
-                let r = f(&t);
-                (i, t, r)
-            }));
+            out.extend(chunk.drain(..).map(|(i, t)| (i, f(t))));
         }
     };
-    let mut all = std::thread::scope(|s| {
+    let parts = std::thread::scope(|s| {
         let mut helpers = Vec::new();
         produce(&mut |batch| {
             let mut q = lock();
@@ -89,17 +81,26 @@ pub fn pipeline<T: Send, R: Send>(
         });
         lock().done = true;
         ready.notify_all();
-        let mut all = work();
+        let mut parts = vec![work()];
         for h in helpers {
             match h.join() {
-                Ok(part) => all.extend(part),
+                Ok(part) => parts.push(part),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        all
+        parts
     });
-    all.sort_unstable_by_key(|(i, _, _)| *i);
-    all.into_iter().map(|(_, t, r)| (t, r)).collect()
+    // Each result goes straight to its place: sorting the (large) results
+    // by index would move each of them many times.
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None)
+        .take(parts.iter().map(Vec::len).sum())
+        .collect();
+    for (i, r) in parts.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(r);
+        }
+    }
+    slots.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -123,12 +124,12 @@ mod tests {
                         std::thread::sleep(std::time::Duration::from_micros(100));
                     }
                 },
-                |&i: &usize| {
+                |i: usize| {
                     // Uneven work, so threads finish chunks out of order.
-                    if i % 7 == 0 {
+                    if i.is_multiple_of(7) {
                         std::thread::sleep(std::time::Duration::from_micros(50));
                     }
-                    i * 2
+                    (i, i * 2)
                 },
             );
             let want: Vec<(usize, usize)> = (0..n).map(|i| (i, i * 2)).collect();

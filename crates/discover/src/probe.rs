@@ -62,8 +62,12 @@ impl Index {
             .filter(|c| c.id_hint.as_deref().is_some_and(|h| id.starts_with(h)));
         let mut refused = false;
         for c in hinted {
-            if store::read(agent, c, Depth::FAST).is_ok_and(|(info, _)| info.id == id) {
-                if resumable(agent, &c.path, id) != Some(false) {
+            let mut c = c.clone();
+            if let Ok((info, _)) = store::read(agent, &mut c, Depth::FAST) {
+                if info.id != id {
+                    continue;
+                }
+                if resumable(agent, &info.path, id) != Some(false) {
                     return Some(true);
                 }
                 refused = true;

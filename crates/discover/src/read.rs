@@ -9,7 +9,8 @@
 //! file that is not a regular file (a FIFO, a device) is refused without
 //! blocking ([`crate::file`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::fs::{File, Metadata};
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::time::SystemTime;
@@ -147,7 +148,26 @@ pub fn records_of_bytes(bytes: &[u8], depth: Depth, f: &mut dyn FnMut(Rec<'_>)) 
     }
 }
 
+/// Splits bytes held whole into records, as a [`Splitter`] fed them and
+/// finished would, without copying the unterminated last line.
+fn split_all(mut bytes: &[u8], f: &mut dyn FnMut(Rec<'_>)) {
+    while let Some(nl) = memchr::memchr(b'\n', bytes) {
+        let line = &bytes[..nl];
+        if line.len() <= MAX_RECORD {
+            f(Rec::Whole(line));
+        } else {
+            f(Rec::Cut(&line[..MAX_RECORD]));
+        }
+        bytes = &bytes[nl + 1..];
+    }
+    if !bytes.is_empty() {
+        f(Rec::Cut(&bytes[..bytes.len().min(MAX_RECORD)]));
+    }
+}
+
 thread_local! {
+    /// The read buffer of [`records_of_open`], one per thread.
+    static CHUNK: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     /// One zstd decompression context per thread, reused across files
     /// (creating one per file costs more than reading a prefix).
     static DCTX: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
@@ -181,7 +201,19 @@ pub fn records_of_file(
     // Never blocks on a FIFO or device, and refuses what is not a regular
     // file (crate::file).
     let (file, meta) = crate::file::open_with_metadata(path, crate::file::Kind::Session)?;
-    let zstd = is_zstd(path);
+    records_of_open(file, &meta, is_zstd(path), depth, f)
+}
+
+/// [`records_of_file`] of a file already opened and checked through
+/// [`crate::file`], with what its `fstat` saw; `zstd` when its name says it
+/// is compressed.
+pub fn records_of_open(
+    file: File,
+    meta: &Metadata,
+    zstd: bool,
+    depth: Depth,
+    f: &mut dyn FnMut(Rec<'_>),
+) -> io::Result<ReadStats> {
     let (disk_limit, out_limit) = match depth {
         Depth::Prefix(n) => {
             let n = n as u64;
@@ -204,8 +236,16 @@ pub fn records_of_file(
     // open are not seen, as if the open had come a moment later.
     let size = if zstd { u64::MAX } else { meta.len() };
     let chunk_len = usize::try_from(out_limit.min(size).min(64 * 1024)).unwrap_or(64 * 1024);
-    let mut chunk = vec![0u8; chunk_len.max(1)];
+    // One buffer per thread, reused from file to file: a fresh one per file
+    // costs an allocation and new pages. Taken out while in use, so a
+    // nested read simply makes its own.
+    let mut held = CHUNK.take();
+    if held.len() < chunk_len.max(1) {
+        held.resize(chunk_len.max(1), 0);
+    }
+    let chunk = &mut held[..chunk_len.max(1)];
     let mut hit_bound = false;
+    let mut failed = None;
     if zstd {
         DCTX.with_borrow_mut(|slot| {
             let ctx = slot.get_or_insert_with(|| {
@@ -232,6 +272,25 @@ pub fn records_of_file(
                 splitter.push(&chunk[..n], f);
             }
         });
+    } else if chunk_len as u64 == out_limit.min(size) {
+        // All that is read fits in the buffer: read it whole, then split it
+        // where it lies (the last line is not copied aside to be joined).
+        let mut got = 0;
+        while got < chunk_len {
+            match disk.read(&mut chunk[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        hit_bound = got as u64 == out_limit && out_limit < size;
+        if failed.is_none() {
+            split_all(&chunk[..got], f);
+        }
     } else {
         loop {
             if out >= size {
@@ -246,11 +305,18 @@ pub fn records_of_file(
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             };
             out += n as u64;
             splitter.push(&chunk[..n], f);
         }
+    }
+    CHUNK.set(held);
+    if let Some(e) = failed {
+        return Err(e);
     }
     splitter.finish(f);
     Ok(ReadStats {

@@ -15,17 +15,18 @@
 //! pattern (sub-agent files, settings) is not a session and is passed over.
 
 use std::borrow::Cow;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
-use crate::file::Kind;
+use crate::file::{Dir, Kind};
 use crate::parse::Acc;
-use crate::read::{records_of_file, Depth, ReadStats};
+use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec};
 use crate::{Note, Problem, SessionInfo};
 
 /// One place a session may be: a file, or a session directory.
@@ -39,23 +40,59 @@ pub struct Candidate {
     pub id_hint: Option<String>,
     /// The directory the store's layout says the session ran in.
     pub cwd_hint: Option<PathBuf>,
+    /// The directory the file was listed in, held open so the file is
+    /// opened by its name relative to it; `None` opens it by `path`.
+    pub dir: Option<Arc<Dir>>,
+}
+
+impl Candidate {
+    /// The file's name, the last component of `path`.
+    fn name(&self) -> &OsStr {
+        self.path.file_name().unwrap_or_default()
+    }
+}
+
+/// The handle of the directory being listed, opened when its first session
+/// file is found (a directory of directories needs none) and shared by all
+/// the files in it.
+struct LazyDir<'a> {
+    path: &'a Path,
+    dir: Option<Option<Arc<Dir>>>,
+}
+
+impl<'a> LazyDir<'a> {
+    fn new(path: &'a Path, hold: bool) -> Self {
+        LazyDir {
+            path,
+            dir: (!hold).then_some(None),
+        }
+    }
+
+    fn get(&mut self) -> Option<Arc<Dir>> {
+        self.dir
+            .get_or_insert_with(|| Dir::open(self.path).map(Arc::new))
+            .clone()
+    }
 }
 
 /// Every candidate of `agent` under `root`, with notes about what was
 /// skipped. `Err` when the store itself is missing or unreadable. Nothing
-/// is stat'ed: reading a candidate takes its time from the open file.
+/// is stat'ed: reading a candidate takes its time from the open file. The
+/// candidates hold no directory open: they may be kept.
 pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
     let mut out = Vec::new();
-    let notes = walk(agent, root, &mut |found| out.extend(found))?;
+    let notes = walk(agent, root, false, &mut |found| out.extend(found))?;
     Ok((out, notes))
 }
 
 /// The walk behind [`candidates`]: hands each directory's candidates to
 /// `found` as soon as the directory is listed, in the same order, so they
-/// can be read while the walk goes on; returns the notes.
+/// can be read while the walk goes on; returns the notes. With `hold_dirs`
+/// the candidates hold their directory open ([`Candidate::dir`]).
 pub fn walk(
     agent: AgentKind,
     root: &Path,
+    hold_dirs: bool,
     found: &mut dyn FnMut(Vec<Candidate>),
 ) -> Result<Vec<Note>, Problem> {
     let mut notes = Vec::new();
@@ -84,7 +121,7 @@ pub fn walk(
         });
     };
     match agent {
-        AgentKind::Codex => walk_codex(top, 0, &mut out, &mut notes, found),
+        AgentKind::Codex => walk_codex(&base, hold_dirs, top, 0, &mut out, &mut notes, found),
         AgentKind::Copilot => {
             for e in top {
                 let Some(name) = e.name() else {
@@ -102,6 +139,7 @@ pub fn walk(
                         path: e.path,
                         id_hint: None,
                         cwd_hint: None,
+                        dir: None,
                     });
                 }
             }
@@ -146,6 +184,7 @@ pub fn walk(
                         continue;
                     }
                 };
+                let mut handle = LazyDir::new(&dir, hold_dirs);
                 for e in inner {
                     let Some(name) = e.name() else {
                         note(&mut notes, e.path, Problem::BadName);
@@ -184,11 +223,18 @@ pub fn walk(
                         continue;
                     }
                     let name_id = name_id.map(str::to_owned);
+                    // Grok's candidates are session directories, read by path.
+                    let dir = if agent == AgentKind::Grok {
+                        None
+                    } else {
+                        handle.get()
+                    };
                     out.push(Candidate {
                         path: e.path,
                         name_id,
                         id_hint,
                         cwd_hint: cwd_hint.clone(),
+                        dir,
                     });
                 }
                 found(std::mem::take(&mut out));
@@ -202,12 +248,15 @@ pub fn walk(
 /// One Codex directory, already listed: its rollouts, and (to a depth of
 /// `sessions/YYYY/MM/DD`) those of its subdirectories, in name order.
 fn walk_codex(
+    path: &Path,
+    hold_dirs: bool,
     list: Vec<Entry>,
     depth: u8,
     out: &mut Vec<Candidate>,
     notes: &mut Vec<Note>,
     found: &mut dyn FnMut(Vec<Candidate>),
 ) {
+    let mut handle = LazyDir::new(path, hold_dirs);
     for e in list {
         if e.is_dir {
             if depth < 3 {
@@ -216,7 +265,7 @@ fn walk_codex(
                         // What this directory held so far comes before the
                         // subdirectory's files.
                         found(std::mem::take(out));
-                        walk_codex(inner, depth + 1, out, notes, found);
+                        walk_codex(&e.path, hold_dirs, inner, depth + 1, out, notes, found);
                     }
                     Err(_) => notes.push(Note {
                         agent: AgentKind::Codex,
@@ -249,6 +298,7 @@ fn walk_codex(
                 name_id,
                 id_hint: None,
                 cwd_hint: None,
+                dir: handle.get(),
             });
         }
     }
@@ -362,10 +412,11 @@ pub fn mtime(path: &Path) -> Option<UnixMillis> {
     millis(fs::metadata(path).ok()?.modified().ok()?)
 }
 
-/// Reads one candidate to `depth`.
+/// Reads one candidate to `depth`. The session takes the candidate's path
+/// (left empty); on an error the candidate is as it was.
 pub fn read(
     agent: AgentKind,
-    c: &Candidate,
+    c: &mut Candidate,
     depth: Depth,
 ) -> Result<(SessionInfo, ReadStats), Problem> {
     let (records, side) = match agent {
@@ -401,10 +452,17 @@ pub fn read(
     } else {
         None
     };
-    let modified = match (
-        records_of_file(&records, depth, &mut |r| acc.feed(agent, r)),
-        dir_modified,
-    ) {
+    let mut feed = |r: Rec<'_>| acc.feed(agent, r);
+    let read = match (&records, &c.dir) {
+        (Cow::Borrowed(_), Some(dir)) => dir
+            .open_with_metadata(c.name(), Kind::Session)
+            .map_err(io::Error::from)
+            .and_then(|(file, meta)| {
+                records_of_open(file, &meta, is_zstd(&c.path), depth, &mut feed)
+            }),
+        _ => records_of_file(&records, depth, &mut feed),
+    };
+    let modified = match (read, dir_modified) {
         (Ok(s), _) => {
             stats = s;
             let file_modified = s.modified.and_then(millis);
@@ -450,7 +508,7 @@ pub fn read(
         modified,
         started: acc.started,
         message_count: (depth == Depth::Full).then_some(acc.messages),
-        path: c.path.clone(),
+        path: std::mem::take(&mut c.path),
     };
     Ok((info, stats))
 }

@@ -705,6 +705,12 @@ fn build_and_kill(w: &World, specs: &[Spec]) -> Built {
             == "0")
             .then_some(())
     });
+    // The session lets go of the client before the client is gone; a
+    // command sent in between can find the leaving client and fail with
+    // "no current client".
+    wait_for("the detached client to be gone", || {
+        w.tmux.ok(&["list-clients"]).trim().is_empty().then_some(())
+    });
 
     for spec in specs {
         w.wait_prompt(&target[&spec.role], spec.shell, &format!("{:?}", spec.role));

@@ -18,6 +18,8 @@
 
 #![allow(missing_docs)]
 
+#[path = "support/plan_data.rs"]
+mod plan_data;
 #[path = "support/ratio.rs"]
 mod ratio;
 
@@ -27,13 +29,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    plan, AgentKind, FsProbe, Layout, PaneId, PanePlan, PaneSpec, PlanInput, PostureWindow,
-    RecordedFlag, Recording, Shell, Stored, Tab, UnixMillis, Verdict, Window,
+    plan, FsProbe, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored, Tab, Verdict, Window,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 
-const NOW: UnixMillis = UnixMillis(1_800_000_000_000);
-const HOUR: i64 = 3_600_000;
+use plan_data::{pane, NOW};
 
 /// Known directories, each its own canonical form.
 struct FakeFs(HashSet<PathBuf>);
@@ -59,47 +59,25 @@ impl FsProbe for RealFs {
     }
 }
 
-fn pane(n: u32) -> PaneId {
-    let mut b = [0x33u8; 16];
-    b[..4].copy_from_slice(&n.to_be_bytes());
-    PaneId::from_bytes(b)
-}
-
-fn session(n: u32) -> String {
-    format!("00000000-0000-4000-8000-{n:012x}")
-}
-
-fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
-    Recording {
-        agent: AgentKind::Claude,
-        session_id: session(session_n),
-        flags: vec![
-            RecordedFlag::value("--model", "opus"),
-            RecordedFlag::value("--permission-mode", "plan"),
-        ],
-        program: None,
-        cwd,
-        observed_at: UnixMillis(observed_at),
-        config_home: None,
-    }
-}
-
-fn spec(n: u32, cwd: PathBuf) -> PaneSpec {
-    PaneSpec {
-        id: pane(n),
-        cwd: Some(cwd),
-        shared_viewer: false,
-        shell: Shell::Zsh,
-        has_input: false,
-        queued_command: false,
-    }
-}
-
-/// A layout, its recordings, and the directories that exist.
+/// A layout with the stored rows a plan reads.
 struct Scenario {
     layout: Layout,
     recordings: BTreeMap<PaneId, Stored>,
     dirs: Vec<PathBuf>,
+}
+
+impl From<plan_data::Scenario> for Scenario {
+    fn from(s: plan_data::Scenario) -> Self {
+        Scenario {
+            layout: s.layout,
+            recordings: s
+                .recordings
+                .into_iter()
+                .map(|(p, r)| (p, Stored::Recording(r)))
+                .collect(),
+            dirs: s.dirs,
+        }
+    }
 }
 
 /// 8 panes in one window, one tab, all eligible.
@@ -110,9 +88,9 @@ fn eight(root: &Path) -> Scenario {
     for (i, dir) in (0u32..).zip(&dirs) {
         recordings.insert(
             pane(i),
-            Stored::Recording(recording(i, dir.clone(), NOW.0 - 60_000)),
+            Stored::Recording(plan_data::recording(i, dir.clone(), NOW.0 - 60_000)),
         );
-        panes.push(spec(i, dir.clone()));
+        panes.push(plan_data::spec(i, dir.clone()));
     }
     Scenario {
         layout: Layout {
@@ -132,60 +110,10 @@ fn eight(root: &Path) -> Scenario {
     }
 }
 
-/// 1,000 panes, 500 recordings, duplicate claims and gone directories.
+/// The P3 layout: 1,000 panes, 500 recordings, duplicate claims and gone
+/// directories (`support/plan_data.rs`, shared with `benches/ratios.rs`).
 fn thousand(root: &Path) -> Scenario {
-    let dirs: Vec<PathBuf> = (0..50).map(|i| root.join(format!("project-{i}"))).collect();
-    let gone = root.join("gone");
-    let mut recordings = BTreeMap::new();
-    let mut windows = Vec::new();
-    let mut n = 0u32;
-    let mut k = 0u32;
-    for w in 0..10 {
-        let mut tabs = Vec::new();
-        for _ in 0..5 {
-            let mut panes = Vec::new();
-            for _ in 0..20 {
-                // Recorded panes (every other one) cycle over all 50.
-                let dir = dirs[((n / 2) % 50) as usize].clone();
-                if n.is_multiple_of(2) {
-                    // Every fifth recording shares the previous one's session.
-                    let s = if k % 5 == 1 { k - 1 } else { k };
-                    let cwd = if k % 20 == 7 {
-                        gone.clone()
-                    } else {
-                        dir.clone()
-                    };
-                    let at = if k.is_multiple_of(2) {
-                        NOW.0 - 60_000
-                    } else {
-                        NOW.0 - 13 * HOUR
-                    };
-                    recordings.insert(pane(n), Stored::Recording(recording(s, cwd, at)));
-                    k += 1;
-                }
-                panes.push(spec(n, dir));
-                n += 1;
-            }
-            tabs.push(Tab {
-                focused_pane: panes.get(3).map(|p| p.id),
-                panes,
-            });
-        }
-        windows.push(Window {
-            landing: w == 9,
-            visible: w % 3 == 0,
-            active_tab: w % 5,
-            tabs,
-        });
-    }
-    Scenario {
-        layout: Layout {
-            startup: true,
-            windows,
-        },
-        recordings,
-        dirs,
-    }
+    plan_data::thousand(root).into()
 }
 
 /// Counts the calls a plan makes to the real filesystem.

@@ -3,7 +3,7 @@
 //! with a recording over 50 directories; every fifth recording shares the
 //! previous one's session (a duplicate claim), every twentieth names a
 //! directory that is gone, half are fresh and half 13 h old. The same
-//! generator as `benches/plan.rs`'s in-process bench.
+//! generator for `benches/plan.rs`'s in-process bench.
 
 #![allow(dead_code)]
 
@@ -37,7 +37,7 @@ fn session(n: u32) -> String {
     format!("00000000-0000-4000-8000-{n:012x}")
 }
 
-fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
+pub fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
     Recording {
         agent: AgentKind::Claude,
         session_id: session(session_n),
@@ -52,7 +52,7 @@ fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
     }
 }
 
-fn spec(n: u32, cwd: PathBuf) -> PaneSpec {
+pub fn spec(n: u32, cwd: PathBuf) -> PaneSpec {
     PaneSpec {
         id: pane(n),
         cwd: Some(cwd),

@@ -2,9 +2,7 @@
 //! host: load what the store holds (never failing), decide every pane with
 //! core's pure plan, and — for `restore` — sweep, arm and report.
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::ffi::{OsStr, OsString};
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -35,108 +33,6 @@ impl FsProbe for RealFs {
     }
     fn user(&self) -> Option<u32> {
         Some(file::user())
-    }
-}
-
-/// [`RealFs`] for one plan, resolving a directory from its parent's
-/// resolution: `realpath` reads every component of every path, and a
-/// layout's directories share most of theirs. A path of plain components
-/// (absolute; no `.`, `..`, empty or trailing component) whose last
-/// component `lstat` finds is not a symlink resolves to its parent's
-/// canonical form joined with that component, which is what `realpath`
-/// itself builds, and is a directory when that `lstat` says so, as `stat`
-/// of the path would; anything else goes to `realpath` and `stat`. The
-/// answers are those of one instant, kept for the life of one plan.
-pub struct PlanFs {
-    // Keyed by bytes: `Path` equality ignores a trailing slash, which
-    // `realpath` does not (`file/` does not resolve).
-    known: RefCell<HashMap<OsString, Resolved>>,
-}
-
-/// What [`PlanFs`] learnt of one path.
-#[derive(Clone)]
-struct Resolved {
-    canonical: Option<PathBuf>,
-    /// Whether it is a directory, when the resolution's `lstat` told.
-    dir: Option<bool>,
-}
-
-impl PlanFs {
-    /// An empty memo.
-    pub fn new() -> Self {
-        PlanFs {
-            known: RefCell::new(HashMap::new()),
-        }
-    }
-
-    fn resolve(&self, path: &Path) -> Resolved {
-        if let Some(known) = self.known.borrow().get(path.as_os_str()) {
-            return known.clone();
-        }
-        let whole = || Resolved {
-            canonical: fs::canonicalize(path).ok(),
-            dir: None,
-        };
-        let resolved = match plain_split(path) {
-            Some((parent, name)) => match self.resolve(parent).canonical {
-                Some(mut p) => {
-                    p.push(name);
-                    match fs::symlink_metadata(&p) {
-                        Ok(m) if !m.file_type().is_symlink() => Resolved {
-                            canonical: Some(p),
-                            dir: Some(m.is_dir()),
-                        },
-                        _ => whole(),
-                    }
-                }
-                None => whole(),
-            },
-            None => whole(),
-        };
-        self.known
-            .borrow_mut()
-            .insert(path.as_os_str().to_owned(), resolved.clone());
-        resolved
-    }
-}
-
-impl Default for PlanFs {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// `path` as its parent and last component when every component is plain
-/// (absolute, no `.`, `..`, empty or trailing component) and it is not the
-/// root.
-fn plain_split(path: &Path) -> Option<(&Path, &OsStr)> {
-    use std::os::unix::ffi::OsStrExt;
-    let b = path.as_os_str().as_bytes();
-    let rest = b.strip_prefix(b"/")?;
-    if rest.is_empty()
-        || rest
-            .split(|&c| c == b'/')
-            .any(|c| c.is_empty() || c == b"." || c == b"..")
-    {
-        return None;
-    }
-    Some((path.parent()?, path.file_name()?))
-}
-
-impl FsProbe for PlanFs {
-    fn is_dir(&self, path: &Path) -> bool {
-        self.resolve(path)
-            .dir
-            .unwrap_or_else(|| RealFs.is_dir(path))
-    }
-    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
-        self.resolve(path).canonical
-    }
-    fn facts(&self, path: &Path) -> Option<FileFacts> {
-        RealFs.facts(path)
-    }
-    fn user(&self) -> Option<u32> {
-        RealFs.user()
     }
 }
 
@@ -209,7 +105,7 @@ pub fn decide(
         recordings: &recordings,
         now,
         window: PostureWindow::DEFAULT,
-        fs: &PlanFs::new(),
+        fs: &RealFs,
         sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
     });
     Ok(Decided {
@@ -285,87 +181,4 @@ pub fn arm_and_report(
         }
     }
     armed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The plan's memoized filesystem answers every question as the plain
-    /// one does: symlinks first, in the middle and last, dangling and
-    /// looping; `.`, `..`, doubled and trailing slashes; files; gone paths;
-    /// relative paths. Asked in both orders, each with a fresh memo and
-    /// again with one memo shared by every path.
-    #[test]
-    fn plan_fs_answers_as_real_fs() {
-        use std::os::unix::fs::symlink;
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = fs::canonicalize(tmp.path()).expect("canonical tempdir");
-        let r = |p: &str| root.join(p);
-        fs::create_dir_all(r("a/b/c")).expect("dirs");
-        fs::create_dir_all(r("x/y")).expect("dirs");
-        fs::write(r("a/file"), "f").expect("file");
-        symlink(r("a/b"), r("to-b")).expect("symlink");
-        symlink("b/c", r("a/rel-c")).expect("symlink");
-        symlink(r("x"), r("a/b/up")).expect("symlink");
-        symlink(r("nowhere"), r("dangling")).expect("symlink");
-        symlink(r("loop2"), r("loop1")).expect("symlink");
-        symlink(r("loop1"), r("loop2")).expect("symlink");
-        symlink(r("a/file"), r("to-file")).expect("symlink");
-        let mut paths: Vec<PathBuf> = [
-            "",
-            "a",
-            "a/b",
-            "a/b/c",
-            "x/y",
-            "a/file",
-            "a/file/z",
-            "to-b",
-            "to-b/c",
-            "a/rel-c",
-            "a/b/up",
-            "a/b/up/y",
-            "a/b/up/../b",
-            "dangling",
-            "dangling/x",
-            "loop1",
-            "loop1/z",
-            "to-file",
-            "to-file/",
-            "gone",
-            "gone/deeper",
-            "a/./b",
-            "a/b/..",
-            "a/b/../b/c",
-            "a//b",
-            "a/b/",
-            "to-b/",
-            "to-b/c/../..",
-            ".",
-            "a/file/.",
-            "to-file/.",
-            "a/b/up/../a",
-        ]
-        .iter()
-        .map(|p| r(p))
-        .collect();
-        paths.extend(["/", "/..", "/.", "//", "relative", ".", ""].map(PathBuf::from));
-        let shared = PlanFs::new();
-        for order in [false, true] {
-            for p in &paths {
-                let fresh = PlanFs::new();
-                let (want_dir, want_canon) = (RealFs.is_dir(p), RealFs.canonicalize(p));
-                for fs in [&fresh, &shared] {
-                    let (dir, canon) = if order {
-                        let c = fs.canonicalize(p);
-                        (fs.is_dir(p), c)
-                    } else {
-                        (fs.is_dir(p), fs.canonicalize(p))
-                    };
-                    assert_eq!(dir, want_dir, "is_dir {p:?}");
-                    assert_eq!(canon, want_canon, "canonicalize {p:?}");
-                }
-            }
-        }
-    }
 }

@@ -38,11 +38,6 @@ fn usage(who: libc::c_int) -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// The CPU time of `batch` runs of `path` and of `floor` (each runs a child
 /// to completion and waits for it), `rounds` times, alternating which goes
 /// first. Nothing else may start children meanwhile.
@@ -70,23 +65,9 @@ pub fn paired_clocks(
         }
         (clock() - before).as_secs_f64() / f64::from(batch)
     };
-    let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let (p, f) = if round % 2 == 0 {
-            let p = cpu(&mut path, clocks.0);
-            (p, cpu(&mut floor, clocks.1))
-        } else {
-            let f = cpu(&mut floor, clocks.1);
-            (cpu(&mut path, clocks.0), f)
-        };
-        ps.push(p);
-        fs.push(f);
-        rs.push(p / f.max(1e-9));
-    }
-    Paired {
-        path: Duration::from_secs_f64(median(&mut ps)),
-        floor: Duration::from_secs_f64(median(&mut fs)),
-        ratio: median(&mut rs),
+    crate::ratio::interleaved(
         rounds,
-    }
+        || cpu(&mut path, clocks.0),
+        || cpu(&mut floor, clocks.1),
+    )
 }

@@ -34,34 +34,16 @@ pub fn paired(
     mut path: impl FnMut(),
     mut floor: impl FnMut(),
 ) -> Paired {
-    let time = |f: &mut dyn FnMut()| {
+    // Seconds per call as a float: `Duration / batch` would truncate to
+    // whole nanoseconds, too coarse for a path of a few nanoseconds.
+    let time = move |f: &mut dyn FnMut()| {
         let start = Instant::now();
         for _ in 0..batch {
             f();
         }
-        // Seconds per call as a float: `Duration / batch` would truncate to
-        // whole nanoseconds, too coarse for a path of a few nanoseconds.
         start.elapsed().as_secs_f64() / f64::from(batch)
     };
-    let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let (p, f) = if round % 2 == 0 {
-            let p = time(&mut path);
-            (p, time(&mut floor))
-        } else {
-            let f = time(&mut floor);
-            (time(&mut path), f)
-        };
-        ps.push(p);
-        fs.push(f);
-        rs.push(p / f.max(1e-15));
-    }
-    Paired {
-        path: Duration::from_secs_f64(median_f64(&mut ps)),
-        floor: Duration::from_secs_f64(median_f64(&mut fs)),
-        ratio: median_f64(&mut rs),
-        rounds,
-    }
+    interleaved(rounds, || time(&mut path), || time(&mut floor))
 }
 
 /// Prints the `ratio=` line of `goal` (for example `P1`).
@@ -101,6 +83,16 @@ pub fn paired_timed(
     mut path: impl FnMut() -> Duration,
     mut floor: impl FnMut() -> Duration,
 ) -> Paired {
+    interleaved(rounds, || path().as_secs_f64(), || floor().as_secs_f64())
+}
+
+/// `rounds` pairs of one `path` and one `floor` measurement (seconds),
+/// alternating which goes first; medians and the median per-pair ratio.
+pub fn interleaved(
+    rounds: usize,
+    mut path: impl FnMut() -> f64,
+    mut floor: impl FnMut() -> f64,
+) -> Paired {
     let (mut ps, mut fs, mut rs) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let (p, f) = if round % 2 == 0 {
@@ -110,7 +102,6 @@ pub fn paired_timed(
             let f = floor();
             (path(), f)
         };
-        let (p, f) = (p.as_secs_f64(), f.as_secs_f64());
         ps.push(p);
         fs.push(f);
         rs.push(p / f.max(1e-15));

@@ -213,42 +213,6 @@ pub fn write_table(
     write_cells(out, &cells)
 }
 
-/// The table of a layout file's plans, straight from the layout: no map of
-/// places and no copy of any directory. `None` when the plans are not one
-/// per pane in layout order with every pane id distinct (then the map's
-/// answer, which keeps one place per id, is the one to print).
-fn write_layout_table(
-    out: &mut dyn Write,
-    plans: &[PanePlan],
-    layout: &Layout,
-) -> Option<std::io::Result<()>> {
-    let mut cells = Vec::with_capacity(plans.len());
-    let mut ids = Vec::with_capacity(plans.len());
-    let mut plans_iter = plans.iter();
-    for (wi, w) in layout.windows.iter().enumerate() {
-        for (ti, t) in w.tabs.iter().enumerate() {
-            for (pi, spec) in t.panes.iter().enumerate() {
-                let p = plans_iter.next().filter(|p| p.pane == spec.id)?;
-                ids.push(u128::from_be_bytes(*spec.id.as_bytes()));
-                cells.push(Cell::new(
-                    p,
-                    Label::Host(wi, ti, pi),
-                    spec.cwd.as_deref(),
-                    "",
-                ));
-            }
-        }
-    }
-    if plans_iter.next().is_some() {
-        return None;
-    }
-    ids.sort_unstable();
-    if ids.windows(2).any(|w| w[0] == w[1]) {
-        return None;
-    }
-    Some(write_cells(out, &cells))
-}
-
 /// What the position column shows: a layout file's indices, written as
 /// they are printed, or any other text.
 enum Label {
@@ -386,14 +350,6 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
         arm_and_report(&decided, &layout, now, &mut sink);
-    }
-    if !args.json && !decided.plans.is_empty() {
-        let mut out = super::listing_stdout();
-        if let Some(written) = write_layout_table(&mut out, &decided.plans, &layout) {
-            written?;
-            out.flush()?;
-            return Ok(ExitCode::SUCCESS);
-        }
     }
     print(
         &decided.plans,

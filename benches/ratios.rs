@@ -13,7 +13,9 @@
 //!   accounting of waited-for children) of `agent-resume plan` over the
 //!   1,000-pane layout with 500 recordings in 50 directories
 //!   (`support/plan_data.rs`, real directories and database) against that of
-//!   `agent-resume --version`.
+//!   `agent-resume --version`; and, beside it, the same plan against
+//!   `examples/plan_floor.rs` (the work any plan over that data must do)
+//!   and that floor against `--version`.
 //!
 //! Run: `cargo build --release --bins --examples && cargo bench --bench ratios`.
 
@@ -201,6 +203,34 @@ fn plan_cpu(bin: &Path, tmp: &Path, config: &Path) {
         "agent-resume plan 1000 panes/500 recordings/50 dirs, whole-process CPU (user+sys)",
         "agent-resume --version, whole-process CPU",
         Some(2.0),
+        &p,
+    );
+    // The inherent work of any plan over the same data (examples/plan_floor.rs:
+    // parse the layout into the same types, SELECT the same rows, resolve
+    // each directory once, write a line per pane), against `--version` and
+    // as the floor of the plan itself: what P3's goal can and cannot reach.
+    let Some(floor_bin) = release("examples/plan_floor") else {
+        return;
+    };
+    let floor = || {
+        let mut cmd = Command::new(&floor_bin);
+        cmd.arg(&layout).arg(&db).env_clear();
+        run(cmd, b"");
+    };
+    let p = cpu::paired(PAIRS, 1, floor, version);
+    ratio::report(
+        "P3-inherent",
+        "examples/plan_floor over the same layout and database, whole-process CPU",
+        "agent-resume --version, whole-process CPU",
+        None,
+        &p,
+    );
+    let p = cpu::paired(PAIRS, 1, plan, floor);
+    ratio::report(
+        "P3-over-inherent",
+        "agent-resume plan 1000 panes/500 recordings/50 dirs, whole-process CPU",
+        "examples/plan_floor over the same data, whole-process CPU",
+        None,
         &p,
     );
 }

@@ -50,8 +50,11 @@ pub fn read_layout(path: &Path) -> Result<Layout> {
     } else {
         text = file::read(path, Kind::Layout, MAX_LAYOUT)?;
     }
-    serde_json::from_slice(&text)
-        .context("layout is not a valid layout document (see docs/layout.md)")
+    // UTF-8 checked once over the whole text (a fast scan) rather than
+    // string by string inside the parser.
+    let text = std::str::from_utf8(&text)
+        .context("layout is not a valid layout document (see docs/layout.md): not UTF-8")?;
+    serde_json::from_str(text).context("layout is not a valid layout document (see docs/layout.md)")
 }
 
 /// A decided restore.
@@ -181,4 +184,33 @@ pub fn arm_and_report(
         }
     }
     armed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layout_is_read_as_utf8_json_and_anything_else_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = dir.path().join("good.json");
+        let id = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
+        let text = format!(
+            r#"{{"startup":true,"windows":[{{"tabs":[{{"panes":[{{"id":"{id}","cwd":"/tmp/caf\u00e9 é","shell":"zsh"}}]}}]}}]}}"#
+        );
+        fs::write(&good, &text).expect("writes");
+        let layout = read_layout(&good).expect("a valid layout");
+        let (spec, _) = layout.panes().next().expect("one pane");
+        assert_eq!(spec.cwd.as_deref(), Some(Path::new("/tmp/café é")));
+        // Invalid UTF-8 inside a string, and between values.
+        let mut inside = text.clone().into_bytes();
+        inside[text.find('é').expect("an é")] = 0xff;
+        let mut between = text.clone().into_bytes();
+        between.insert(between.len() - 1, 0xff);
+        for (name, bytes) in [("inside", inside), ("between", between)] {
+            let bad = dir.path().join(name);
+            fs::write(&bad, &bytes).expect("writes");
+            assert!(read_layout(&bad).is_err(), "{name}");
+        }
+    }
 }

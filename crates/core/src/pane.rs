@@ -54,8 +54,19 @@ impl serde::Serialize for PaneId {
 
 impl<'de> serde::Deserialize<'de> for PaneId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        // A visitor rather than `Cow<str>` (which always copies): the id is
+        // parsed from the deserializer's own buffer.
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = PaneId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a hyphenated pane id")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<PaneId, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Text)
     }
 }
 
@@ -76,6 +87,32 @@ mod tests {
             "6f9619ff-8b86-d011-b42d-00c04fc964f;",
         ] {
             assert_eq!(bad.parse::<PaneId>(), Err(BadPaneId), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn pane_id_deserializes_from_borrowed_escaped_and_owned_text_only() {
+        let want: PaneId = "6f9619ff-8b86-d011-b42d-00c04fc964ff"
+            .parse()
+            .expect("valid");
+        // Borrowed from the input, through the parser's scratch buffer (an
+        // escape), and from an owned value.
+        let borrowed: PaneId =
+            serde_json::from_str(r#""6f9619ff-8b86-d011-b42d-00c04fc964ff""#).expect("borrowed");
+        let escaped: PaneId =
+            serde_json::from_str(r#""6f9619ff-8b86-d011-b42d-00c04fc964\u0066\u0066""#)
+                .expect("escaped");
+        let owned: PaneId =
+            serde_json::from_value(serde_json::json!("6f9619ff-8b86-d011-b42d-00c04fc964ff"))
+                .expect("owned");
+        assert_eq!((borrowed, escaped, owned), (want, want, want));
+        for bad in [
+            "7",
+            "null",
+            r#"["6f9619ff-8b86-d011-b42d-00c04fc964ff"]"#,
+            r#""6f9619ff8b86d011b42d00c04fc964ff""#,
+        ] {
+            assert!(serde_json::from_str::<PaneId>(bad).is_err(), "{bad}");
         }
     }
 }

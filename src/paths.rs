@@ -93,14 +93,24 @@ pub fn show(p: &Path) -> String {
 /// control character).
 pub fn show_cow(p: &Path) -> std::borrow::Cow<'_, str> {
     match p.to_str() {
-        Some(s) if !s.chars().any(char::is_control) => std::borrow::Cow::Borrowed(s),
+        Some(s) if !has_control(s) => std::borrow::Cow::Borrowed(s),
         _ => std::borrow::Cow::Owned(show(p)),
+    }
+}
+
+/// Whether `s` holds a control character (Unicode `Cc`). ASCII text, the
+/// usual case for paths, is checked byte by byte without decoding.
+fn has_control(s: &str) -> bool {
+    if s.is_ascii() {
+        s.bytes().any(|b| b < 0x20 || b == 0x7f)
+    } else {
+        s.chars().any(char::is_control)
     }
 }
 
 /// Text for a message with every control character escaped.
 pub fn escape(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
+    if !has_control(s) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -177,5 +187,14 @@ mod tests {
     fn control_characters_are_escaped_for_display() {
         assert_eq!(escape("a\x1b[2Jb\n"), "a\\u{1b}[2Jb\\n");
         assert_eq!(show(Path::new("/tmp/ok")), "/tmp/ok");
+    }
+
+    #[test]
+    fn control_characters_are_found_in_ascii_and_other_text_alike() {
+        for c in (0u32..0x200).filter_map(char::from_u32) {
+            for s in [format!("/a/{c}/b"), format!("/é/{c}")] {
+                assert_eq!(has_control(&s), s.chars().any(char::is_control), "{c:?}");
+            }
+        }
     }
 }

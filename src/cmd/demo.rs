@@ -213,7 +213,7 @@ pub(super) fn print_recordings(o: &Overrides) -> Result<()> {
 pub(super) fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()> {
     println!("\n== verdicts after the restart ==");
     let mut out = std::io::stdout().lock();
-    plan::write_table(&mut out, &plan::sorted(plans, places), places)?;
+    plan::write_table(&mut out, &plan::sorted(plans, places))?;
     out.flush()?;
     Ok(())
 }

@@ -146,15 +146,21 @@ pub fn row<'a>(p: &'a PanePlan, place: Option<&Place>) -> Row<'a> {
     }
 }
 
-/// The plans in position order (panes without a place last, by id).
-pub fn sorted<'a>(plans: &'a [PanePlan], places: &HashMap<PaneId, Place>) -> Vec<&'a PanePlan> {
-    // Keys looked up once per plan, not twice per comparison.
-    let mut keyed: Vec<(Option<&Position>, &PanePlan)> = plans
-        .iter()
-        .map(|p| (places.get(&p.pane).map(|x| &x.position), p))
-        .collect();
-    keyed.sort_by(|(pa, a), (pb, b)| (pa.is_none(), pa, a.pane).cmp(&(pb.is_none(), pb, b.pane)));
-    keyed.into_iter().map(|(_, p)| p).collect()
+/// The plans in position order (panes without a place last, by id), each
+/// with its place.
+pub fn sorted<'a, 'p>(
+    plans: &'a [PanePlan],
+    places: &'p HashMap<PaneId, Place>,
+) -> Vec<(&'a PanePlan, Option<&'p Place>)> {
+    // Places looked up once per plan, not twice per comparison nor again
+    // when printing.
+    let mut keyed: Vec<(&PanePlan, Option<&Place>)> =
+        plans.iter().map(|p| (p, places.get(&p.pane))).collect();
+    keyed.sort_by(|(a, pa), (b, pb)| {
+        let (pa, pb) = (pa.map(|x| &x.position), pb.map(|x| &x.position));
+        (pa.is_none(), pa, a.pane).cmp(&(pb.is_none(), pb, b.pane))
+    });
+    keyed
 }
 
 /// Prints the plans, one line per pane in position order, or (`json`) a
@@ -169,7 +175,7 @@ pub fn print(
     let mut out = super::listing_stdout();
     let rows = sorted(plans, places);
     if json {
-        let rows: Vec<Row<'_>> = rows.iter().map(|p| row(p, places.get(&p.pane))).collect();
+        let rows: Vec<Row<'_>> = rows.iter().map(|(p, place)| row(p, *place)).collect();
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
         out.flush()?;
@@ -183,7 +189,7 @@ pub fn print(
         out.flush()?;
         return Ok(());
     }
-    write_table(&mut out, &rows, places)?;
+    write_table(&mut out, &rows)?;
     out.flush()?;
     Ok(())
 }
@@ -192,12 +198,11 @@ pub fn print(
 /// verdict, agent, and the reason or the command.
 pub fn write_table(
     out: &mut dyn Write,
-    rows: &[&PanePlan],
-    places: &HashMap<PaneId, Place>,
+    rows: &[(&PanePlan, Option<&Place>)],
 ) -> std::io::Result<()> {
     let cells: Vec<Cell<'_>> = rows
         .iter()
-        .map(|p| match places.get(&p.pane) {
+        .map(|(p, place)| match place {
             Some(place) => Cell::new(
                 p,
                 match &place.position {

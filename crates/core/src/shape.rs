@@ -198,11 +198,14 @@ impl Shape {
                             pos += lit.len();
                         }
                         Segment::Run { set, min, max } => {
-                            let run = v[pos..]
+                            // The longest prefix from `set`, at most `max`
+                            // long: one tight scan of a bounded slice.
+                            let rest = &v[pos..];
+                            let limit = rest.len().min(usize::from(*max));
+                            let run = rest[..limit]
                                 .iter()
-                                .take(usize::from(*max))
-                                .take_while(|b| set.contains(**b))
-                                .count();
+                                .position(|b| !set.contains(*b))
+                                .unwrap_or(limit);
                             if run < usize::from(*min) {
                                 return false;
                             }
@@ -346,6 +349,88 @@ mod tests {
             "/a/",
         ] {
             assert!(!is_program_path(bad), "{bad:?}");
+        }
+    }
+
+    /// `matches` as first written (iterator adaptors), the oracle for the
+    /// bounded-slice scan.
+    fn matches_reference(shape: &Shape, value: &str) -> bool {
+        let v = value.as_bytes();
+        match shape {
+            Shape::Choice(values) => values.iter().any(|c| c.as_bytes() == v),
+            Shape::Segments(segments) => {
+                let mut pos = 0;
+                for seg in segments {
+                    match seg {
+                        Segment::Literal(lit) => {
+                            if !v[pos..].starts_with(lit.as_bytes()) {
+                                return false;
+                            }
+                            pos += lit.len();
+                        }
+                        Segment::Run { set, min, max } => {
+                            let run = v[pos..]
+                                .iter()
+                                .take(usize::from(*max))
+                                .take_while(|b| set.contains(**b))
+                                .count();
+                            if run < usize::from(*min) {
+                                return false;
+                            }
+                            pos += run;
+                        }
+                    }
+                }
+                pos == v.len()
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Values are built from the shape's own pieces, with runs up to
+        /// two longer than their maximum and literals sometimes dropped, so
+        /// most cases sit at a boundary.
+        #[test]
+        fn matches_agrees_with_the_reference(
+            pieces in proptest::collection::vec(
+                (
+                    proptest::option::of("[a-z:-]{1,3}"),
+                    "[a-f0-9_.]{1,4}",
+                    (0u16..5, 1u16..5),
+                    0usize..8,
+                    proptest::collection::vec(0usize..8, 8),
+                    proptest::bool::weighted(0.9),
+                ),
+                1..4,
+            ),
+            tail in "[a-z0-9_.:-]{0,2}",
+        ) {
+            let n = pieces.len();
+            let mut segments = Vec::new();
+            let mut value = String::new();
+            for (i, (lit, set_text, (a, b), k, picks, keep_lit)) in pieces.iter().enumerate() {
+                let (min, max) = ((*a).min(*b), (*a).max(*b).max(1));
+                let (min, max) = if i + 1 == n { (min, max) } else { (max, max) };
+                let set = Charset::parse(set_text).expect("a set of safe characters");
+                if let Some(l) = lit {
+                    segments.push(Segment::Literal(l.clone()));
+                    if *keep_lit {
+                        value.push_str(l);
+                    }
+                }
+                segments.push(Segment::Run { set, min, max });
+                let members: Vec<char> = set_text.chars().collect();
+                for p in picks.iter().take((*k).min(usize::from(max) + 2)) {
+                    value.push(members[p % members.len()]);
+                }
+            }
+            value.push_str(&tail);
+            // Shapes the catalog could not declare (a `-` first, say) are
+            // not asked about.
+            let shape = Shape::segments(segments);
+            proptest::prop_assume!(shape.is_ok());
+            let shape = shape.expect("checked");
+            proptest::prop_assert_eq!(shape.matches(&value), matches_reference(&shape, &value));
         }
     }
 }

@@ -10,8 +10,8 @@ fn pairs<T>(items: Vec<T>) -> impl Iterator<Item = Vec<T>> {
     std::iter::from_fn(move || Some(items.by_ref().take(2).collect::<Vec<T>>()).filter(|g| !g.is_empty()))
 }
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let windows: Vec<WindowSnap> = String::from_utf8_lossy(data).split('\0').enumerate().map(|(i, cwd)| WindowSnap {
-        kitty_id: i as u64, pid: None, id: PaneId::from_bytes([i as u8; 16]), cwd: cwd.to_owned(),
+    let windows: Vec<WindowSnap> = data.split(|&b| b == 0).enumerate().map(|(i, cwd)| WindowSnap {
+        kitty_id: i as u64, pid: None, id: PaneId::from_bytes([i as u8; 16]), cwd: String::from_utf8_lossy(cwd).into_owned(),
         shell: Some(Shell::VARIANTS[i % Shell::VARIANTS.len()]),
     }).collect();
     let tabs: Vec<TabSnap> = pairs(windows).map(|w| TabSnap { layout: "tall".into(), active_window: 1, windows: w }).collect();
@@ -22,9 +22,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let got: Vec<_> = read.os_windows.iter().flatten().flatten().collect();
     let windows: Vec<_> = snap.os_windows.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows).collect();
     assert_eq!(got.len(), windows.len());
-    for (w, r) in windows.into_iter().zip(got) {
+    for (i, (w, r)) in windows.into_iter().zip(got).enumerate() {
         let (want, shell) = (literal(Value::Directory, w.cwd.as_ref()).unwrap_or("/fallback"), w.shell.map_or("", |s| s.as_str()));
         assert!(r.cwd == want && r.argv == [shell], "{r:?}: want {want:?} and [{shell:?}]");
-        assert_eq!(r.env, [format!("AGENT_RESUME_PANE={}", w.id)]);
+        assert_eq!(r.env, [agent_resume_fuzz::kitty_pane_assignment(i as u8)]);
     }
 });

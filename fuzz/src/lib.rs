@@ -201,3 +201,18 @@ pub fn is_agent_program(agent: &AgentDecl, word: &str) -> bool {
 /// flag takes `--` as its value, as the agents' own parsers do.
 pub const PROMPT_TAIL: &str =
     " 'x --dangerously-skip-permissions --yolo' -- --dangerously-skip-permissions --yolo";
+
+/// `AGENT_RESUME_PANE=<id>` for the pane id `[n; 16]` the `kitty_session`
+/// target gives its window `n` (mod 256), as the id displays: made once per
+/// process, not once per window.
+pub fn kitty_pane_assignment(n: u8) -> &'static str {
+    static ALL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        (0..=255u8)
+            .map(|n| {
+                format!("{}={}", agent_resume_kitty::PANE_ENV, agent_resume_core::PaneId::from_bytes([n; 16]))
+            })
+            .collect()
+    });
+    &all[usize::from(n)]
+}

@@ -265,11 +265,11 @@ fn is_ascii_word(b: u8) -> bool {
 /// Whether `text` holds a quote or backslash, which kitty's `launch`
 /// would unquote.
 fn quoted(text: &str) -> bool {
-    // One pass for the three bytes.
-    let at = find(text.as_bytes(), 0, |w| {
-        equal(w, b'\'') | equal(w, b'"') | equal(w, b'\\')
-    });
-    at < text.len()
+    // A `launch` line is longer than a memchr's inlined (and, fuzzing,
+    // traced) prefix: three searches mostly in the precompiled library
+    // cost fewer traced tests than one pass here.
+    let bytes = text.as_bytes();
+    bytes.contains(&b'\'') || bytes.contains(&b'"') || bytes.contains(&b'\\')
 }
 
 /// `text` stripped as Python's `str.strip` strips it.
@@ -306,6 +306,10 @@ pub fn reread(text: &str) -> Read<'_> {
         unknown: 0,
     };
     let mut cwd = Cow::Borrowed("");
+    // The writer puts a `cd` before every window, most of them alike (the
+    // fallback): a `cd` to the same text as the one before changes nothing,
+    // and the start directory, a function of it alone, is made once.
+    let (mut last_cd, mut start) = (None, None);
     for line in lines(text) {
         let line = strip(line);
         if line.is_empty() || line.starts_with('#') {
@@ -324,14 +328,22 @@ pub fn reread(text: &str) -> Read<'_> {
                     read.os_windows[os].push(vec![]);
                 }
             }
-            "cd" => cwd = expand(rest, true),
+            "cd" if last_cd != Some(rest) => {
+                last_cd = Some(rest);
+                cwd = expand(rest, true);
+                start = None;
+            }
+            "cd" => {}
             "layout" | "focus" | "focus_os_window" => {}
             // Three searches for one byte each (memchr) rather than one
             // pass testing every character against three.
             "launch" if !quoted(rest) => {
+                // Room for the one assignment and the one word the writer
+                // writes: no growing.
                 let mut window = ReadWindow {
-                    cwd: start_dir(&cwd),
-                    ..ReadWindow::default()
+                    cwd: start.get_or_insert_with(|| start_dir(&cwd)).clone(),
+                    env: Vec::with_capacity(1),
+                    argv: Vec::with_capacity(1),
                 };
                 let mut words = words(rest);
                 while let Some(word) = words.next() {
@@ -477,6 +489,30 @@ mod tests {
                         plain,
                         "{text:?}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_window_starts_in_its_last_cd_however_the_cds_repeat() {
+        let pool = ["/a", "/a/", "~/b", "/$X", "rel", "/a/../c"];
+        // Every sequence of three `cd`s from the pool, a window after each
+        // and one more after the last, and a window before any `cd`.
+        for a in pool {
+            for b in pool {
+                for c in pool {
+                    let text = format!(
+                        "launch sh\ncd {a}\nlaunch sh\ncd {b}\nlaunch sh\ncd {c}\nlaunch sh\nlaunch sh\n"
+                    );
+                    let read = reread(&text);
+                    let got: Vec<&str> = read.os_windows[0][0]
+                        .iter()
+                        .map(|w| w.cwd.as_str())
+                        .collect();
+                    let dir = |cd: &str| start_dir(&expand(cd, true));
+                    let want = [dir(""), dir(a), dir(b), dir(c), dir(c)];
+                    assert_eq!(got, want, "{text:?}");
                 }
             }
         }

@@ -100,21 +100,31 @@ fn main() {
     );
 
     let tmp = tempfile::tempdir().expect("tempdir");
-    let config = tmp.path().join("config.toml");
+    // `AGENT_RESUME_BENCH_DATA=<dir>` keeps the data (database, layout) in
+    // `<dir>` for profiling one side alone afterwards.
+    let tmp = match std::env::var_os("AGENT_RESUME_BENCH_DATA") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            fs::create_dir_all(&dir).expect("creates the data directory");
+            dir
+        }
+        None => tmp.path().to_owned(),
+    };
+    let config = tmp.join("config.toml");
     fs::write(&config, "enabled = true\n").expect("writes the config");
     let hook = || {
         let mut cmd = Command::new(&bin);
         cmd.args(["hook", "claude"])
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("XDG_STATE_HOME", tmp.path().join("state"))
-            .env("AGENT_RESUME_DB", tmp.path().join("recordings.sqlite3"))
+            .env("HOME", tmp.as_path())
+            .env("XDG_STATE_HOME", tmp.as_path().join("state"))
+            .env("AGENT_RESUME_DB", tmp.as_path().join("recordings.sqlite3"))
             .env("AGENT_RESUME_CONFIG", &config)
             .env("AGENT_RESUME_PANE", PANE);
         cmd
     };
-    let sink = tmp.path().join("payload");
+    let sink = tmp.as_path().join("payload");
     let cat = || {
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
@@ -156,7 +166,7 @@ fn main() {
         &p,
     );
 
-    plan_cpu(&bin, tmp.path(), &config);
+    plan_cpu(&bin, tmp.as_path(), &config);
 }
 
 /// P3's whole-process line: `plan` over the 1,000-pane layout against

@@ -7,7 +7,11 @@
 //! - the start-up load of 10,000 rows, and the P5 line: `Store::load` of
 //!   those rows handed to restore as core's input (`Loaded::into_stored`)
 //!   against a plain rusqlite `SELECT` of the same columns into owned
-//!   values, interleaved on the same open file.
+//!   values, interleaved on the same open file;
+//! - the dry run's read (`plan`: 500 recordings in 50 directories), opening
+//!   the file read-only each time: `inspect_or_empty` + `into_stored`
+//!   against a plain read-only rusqlite open and `SELECT` of the same
+//!   columns (informational: P3's goal is the whole plan).
 //!
 //! Run: `cargo bench --bench store -- --quick`. Transactions issued are
 //! printed once per writer benchmark from the writer's own counters.
@@ -22,7 +26,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use agent_resume_core::{AgentKind, PaneId, RecordedFlag, Recording, UnixMillis};
-use agent_resume_store::{load_or_empty, OpenOptions, Set, Store, Writer};
+use agent_resume_store::{inspect_or_empty, load_or_empty, OpenOptions, Set, Store, Writer};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn pane(n: u32) -> PaneId {
@@ -204,5 +208,84 @@ fn load_benches(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, writer_benches, load_benches);
+type PlainRow = (
+    String,
+    i64,
+    String,
+    String,
+    Option<String>,
+    Vec<u8>,
+    i64,
+    Option<Vec<u8>>,
+);
+
+/// Every row of `conn`'s `agent_sessions`, as owned values (the P5 floor's
+/// query, on a connection of its own).
+fn select_all(conn: &rusqlite::Connection) -> Vec<PlainRow> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT pane, agent, session_id, flags, program, cwd, observed_at, config_home \
+             FROM agent_sessions",
+        )
+        .expect("prepares");
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ))
+        })
+        .expect("selects");
+    rows.collect::<Result<_, _>>().expect("reads")
+}
+
+fn inspect_bench() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("bench.sqlite3");
+    let mut w = Writer::new(Store::open(&path).expect("opens"));
+    for p in 0..500u32 {
+        let mut r = rec(u64::from(p), 1);
+        r.cwd = PathBuf::from(format!("/home/me/src/project-{}", p % 50));
+        w.send(Set::save(pane(p), r));
+    }
+    w.flush().expect("flushes");
+    drop(w);
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let plain = || {
+        let conn = rusqlite::Connection::open_with_flags(&path, flags).expect("opens");
+        select_all(&conn)
+    };
+    assert_eq!(plain().len(), 500);
+    let p = ratio::paired(
+        31,
+        20,
+        || {
+            let loaded = inspect_or_empty(&path, &OpenOptions::default());
+            black_box(loaded.into_stored());
+        },
+        || {
+            black_box(plain());
+        },
+    );
+    ratio::report(
+        "P3 (store read)",
+        "inspect_or_empty of 500 recordings + into_stored, opening the file each time",
+        "rusqlite read-only open + SELECT of the same columns into owned values",
+        None,
+        &p,
+    );
+}
+
+fn inspect_benches(_: &mut Criterion) {
+    inspect_bench();
+}
+
+criterion_group!(benches, writer_benches, load_benches, inspect_benches);
 criterion_main!(benches);

@@ -291,19 +291,25 @@ impl OpenOptions {
                 distrust,
             });
         }
-        let (conn, denied) = if inspect {
-            (self.open_read_only(path)?, None)
+        // A read-only connection has read the version already (its proof
+        // that the file is readable that way).
+        let (mut conn, read, denied) = if inspect {
+            let (conn, found) = self.open_read_only(path)?;
+            (conn, Some(found), None)
         } else {
             match self.open_read_write(path) {
-                Ok(conn) => (conn, None),
+                Ok(conn) => (conn, None, None),
                 Err(e) if denied_fault(e.fault()) => {
-                    (self.open_read_only(path)?, Some(ReadOnly::Denied))
+                    let (conn, found) = self.open_read_only(path)?;
+                    (conn, Some(found), Some(ReadOnly::Denied))
                 }
                 Err(e) => return Err(e),
             }
         };
-        let mut conn = conn;
-        let found = migrate::version(&conn).map_err(OpenError::sqlite)?;
+        let found = match read {
+            Some(found) => found,
+            None => migrate::version(&conn).map_err(OpenError::sqlite)?,
+        };
         let read_only = if found > LATEST {
             Some(ReadOnly::FutureSchema { found })
         } else if inspect {
@@ -398,24 +404,24 @@ impl OpenOptions {
         Ok(conn)
     }
 
-    /// A read-only connection; when a WAL database cannot be read that way
-    /// (no `-shm` and a directory that refuses one), the `immutable` form,
-    /// which reads the main file only.
-    fn open_read_only(&self, path: &Path) -> Result<Connection, OpenError> {
+    /// A read-only connection and the schema version it read; when a WAL
+    /// database cannot be read that way (no `-shm` and a directory that
+    /// refuses one), the `immutable` form, which reads the main file only.
+    fn open_read_only(&self, path: &Path) -> Result<(Connection, u32), OpenError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let first = Connection::open_with_flags(path, flags).and_then(|c| {
             c.busy_timeout(self.busy_timeout)?;
-            migrate::version(&c)?;
-            Ok(c)
+            let found = migrate::version(&c)?;
+            Ok((c, found))
         });
         match first {
-            Ok(c) => Ok(c),
+            Ok(read) => Ok(read),
             Err(e) if matches!(Fault::of(&e), Fault::CannotOpen | Fault::ReadOnly) => {
                 let uri = immutable_uri(path);
                 let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
                     .map_err(OpenError::sqlite)?;
-                migrate::version(&c).map_err(OpenError::sqlite)?;
-                Ok(c)
+                let found = migrate::version(&c).map_err(OpenError::sqlite)?;
+                Ok((c, found))
             }
             Err(e) => Err(OpenError::sqlite(e)),
         }

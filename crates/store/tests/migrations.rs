@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use agent_resume_store::migrate::{self, LATEST, MIGRATIONS};
-use agent_resume_store::{ReadOnly, RowState, Set, Store, WriteError, Writer};
+use agent_resume_store::{OpenOptions, ReadOnly, RowState, Set, Store, WriteError, Writer};
 use common::*;
 use rusqlite::Connection;
 
@@ -228,5 +228,33 @@ fn processes_opening_a_fresh_file_at_once_migrate_it_exactly_once() {
         .collect();
     for h in handles {
         assert_eq!(h.join().expect("no panic").expect("opens"), LATEST);
+    }
+}
+
+#[test]
+fn inspecting_reports_the_files_own_version_and_never_migrates_it() {
+    for v in [1, LATEST - 1, LATEST, LATEST + 1] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = db(tmp.path());
+        {
+            let mut conn = Connection::open(&path).expect("creates");
+            migrate::migrate_to(&mut conn, v.min(LATEST)).expect("migrates to v");
+            conn.pragma_update(None, "user_version", v)
+                .expect("sets the version");
+        }
+        let store = OpenOptions::default()
+            .inspect(&path)
+            .expect("opens")
+            .expect("the file exists");
+        assert_eq!(store.schema_version(), v, "v{v}");
+        let why = if v > LATEST {
+            ReadOnly::FutureSchema { found: v }
+        } else {
+            ReadOnly::Inspect
+        };
+        assert_eq!(store.read_only(), Some(why), "v{v}");
+        drop(store);
+        let conn = Connection::open(&path).expect("opens");
+        assert_eq!(migrate::version(&conn).expect("version"), v, "v{v}");
     }
 }

@@ -73,7 +73,14 @@ impl Charset {
 
     /// Whether `b` is in the set.
     pub fn contains(self, b: u8) -> bool {
-        b < 128 && self.0 & (1 << b) != 0
+        // One 64-bit half, then a plain shift: shifting the `u128` by a
+        // variable amount costs several instructions per byte checked.
+        let half = match b {
+            0..=63 => self.0 as u64,
+            64..=127 => (self.0 >> 64) as u64,
+            _ => return false,
+        };
+        (half >> (b & 63)) & 1 != 0
     }
 }
 
@@ -192,7 +199,13 @@ impl Shape {
                 for seg in segments {
                     match seg {
                         Segment::Literal(lit) => {
-                            if !v[pos..].starts_with(lit.as_bytes()) {
+                            let lit = lit.as_bytes();
+                            // Literals are a byte or two (`-`, `T`):
+                            // compared in line rather than through `memcmp`.
+                            let ok = v
+                                .get(pos..pos + lit.len())
+                                .is_some_and(|next| next.iter().zip(lit).all(|(a, b)| a == b));
+                            if !ok {
                                 return false;
                             }
                             pos += lit.len();

@@ -23,7 +23,9 @@
 //!
 //! Run: `cargo bench --bench discover -- --warm-up-time 1 --measurement-time 10`
 //! (`AGENT_RESUME_BENCH_P6_ONLY=1` prints the P6 lines and stops;
-//! `AGENT_RESUME_BENCH_BIN=<path>` times that build of `agent-resume`).
+//! `AGENT_RESUME_BENCH_BIN=<path>` times that build of `agent-resume`;
+//! `AGENT_RESUME_BENCH_WRITE_HOME=<dir>` only writes the stores under `<dir>`,
+//! for profiling the listing outside the bench).
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -229,6 +231,11 @@ fn p6(home: &Path) {
 }
 
 fn bench(c: &mut Criterion) {
+    // The stores alone, kept, for profiling the listing outside the bench.
+    if let Some(home) = std::env::var_os("AGENT_RESUME_BENCH_WRITE_HOME") {
+        sessions::generate(Path::new(&home), SESSIONS);
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     sessions::generate(&home, SESSIONS);

@@ -50,6 +50,27 @@ struct Row<'a> {
     modified: Option<String>,
 }
 
+/// The `--json` array, each row made as it is written (not a vector of
+/// rows first): the same bytes as serializing a `Vec<Row>`.
+struct Rows<'a>(&'a [&'a SessionInfo]);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.0.iter().map(|s| Row {
+            agent: s.agent.as_str(),
+            id: &s.id,
+            // `to_str` first: the same text, checked without the slower
+            // lossy decoding when it is UTF-8.
+            cwd: s.cwd.as_deref().map(|p| {
+                p.to_str()
+                    .map_or_else(|| p.to_string_lossy(), Cow::Borrowed)
+            }),
+            title: s.display_name_ref(),
+            modified: when::format(s.modified),
+        }))
+    }
+}
+
 /// The store roots, from this process's environment.
 pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
@@ -176,17 +197,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     let mut out = super::listing_stdout();
     if args.json {
-        let rows: Vec<Row> = shown
-            .iter()
-            .map(|s| Row {
-                agent: s.agent.as_str(),
-                id: &s.id,
-                cwd: s.cwd.as_deref().map(|p| p.to_string_lossy()),
-                title: s.display_name_ref(),
-                modified: when::format(s.modified),
-            })
-            .collect();
-        serde_json::to_writer_pretty(&mut out, &rows)?;
+        serde_json::to_writer_pretty(&mut out, &Rows(&shown))?;
         writeln!(out)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);

@@ -94,10 +94,73 @@ pub struct Stamp(pub Option<UnixMillis>);
 
 /// Parses an RFC 3339 time.
 pub fn parse_time(s: &str) -> Option<UnixMillis> {
+    if let Some(t) = utc_time(s.as_bytes()) {
+        return Some(t);
+    }
     let t = OffsetDateTime::parse(s, &Rfc3339).ok()?;
     i64::try_from(t.unix_timestamp_nanos() / 1_000_000)
         .ok()
         .map(UnixMillis)
+}
+
+/// The form agents write, `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z` from 1970 on,
+/// with every field in range, read without the general parser; `None`
+/// leaves anything else to it. The same value as [`OffsetDateTime`] gives.
+fn utc_time(b: &[u8]) -> Option<UnixMillis> {
+    fn num(b: &[u8]) -> Option<i64> {
+        b.iter().try_fold(0i64, |n, d| {
+            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
+        })
+    }
+    let (head, rest) = b.split_at_checked(19)?;
+    let frac = rest.strip_suffix(b"Z")?;
+    if head[4] != b'-'
+        || head[7] != b'-'
+        || head[10] != b'T'
+        || head[13] != b':'
+        || head[16] != b':'
+    {
+        return None;
+    }
+    let (year, month, day) = (num(&head[..4])?, num(&head[5..7])?, num(&head[8..10])?);
+    let (hour, minute, second) = (
+        num(&head[11..13])?,
+        num(&head[14..16])?,
+        num(&head[17..19])?,
+    );
+    let nanos = match frac {
+        [] => 0,
+        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
+            num(digits)? * 10i64.pow(9 - digits.len() as u32)
+        }
+        _ => return None,
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if year < 1970
+        || !(1..=12).contains(&month)
+        || !(1..=month_days).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    // Days since the epoch of a proleptic Gregorian date (years from March).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(UnixMillis(secs * 1000 + nanos / 1_000_000))
 }
 
 /// A number read as milliseconds, or seconds when below 10^11.
@@ -194,15 +257,16 @@ impl<'de> Deserialize<'de> for Flag {
 /// A message, or message content, reduced to its role, its type and its
 /// first text. Accepts a string (the text), a list of parts (the first part
 /// that is text), or an object with `role`, `type`, and `text`, `content`,
-/// `parts` or `message` holding the text.
+/// `parts` or `message` holding the text. Texts are borrowed from the record
+/// where they hold no escape.
 #[derive(Debug, Default)]
-pub struct Msg {
+pub struct Msg<'a> {
     /// `role`, when present.
-    pub role: Option<String>,
+    pub role: Option<Cow<'a, str>>,
     /// `type`, when present.
-    pub kind: Option<String>,
+    pub kind: Option<Cow<'a, str>>,
     /// The first text.
-    pub text: Option<String>,
+    pub text: Option<Cow<'a, str>>,
 }
 
 fn is_text_kind(kind: Option<&str>) -> bool {
@@ -212,53 +276,109 @@ fn is_text_kind(kind: Option<&str>) -> bool {
     )
 }
 
-impl<'de> Deserialize<'de> for Msg {
+/// At most [`MAX_RAW_TEXT`] bytes of `s`, cut at a character boundary.
+fn cap_cow(s: Cow<'_, str>) -> Cow<'_, str> {
+    if s.len() <= MAX_RAW_TEXT {
+        return s;
+    }
+    let mut end = MAX_RAW_TEXT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    match s {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[..end]),
+        Cow::Owned(mut o) => {
+            o.truncate(end);
+            Cow::Owned(o)
+        }
+    }
+}
+
+/// The keys a [`Msg`] object looks at, named without building a string.
+enum MsgKey {
+    Role,
+    Type,
+    Body,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for MsgKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Msg;
+        impl Visitor<'_> for V {
+            type Value = MsgKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MsgKey, E> {
+                Ok(match v {
+                    "role" => MsgKey::Role,
+                    "type" => MsgKey::Type,
+                    "text" | "content" | "parts" | "message" => MsgKey::Body,
+                    _ => MsgKey::Other,
+                })
+            }
+        }
+        // A JSON key is always a string: the parser checks it as it would
+        // for a `String` key, without the allocation.
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Msg<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Msg<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any value")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Msg, E> {
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Msg<'a>, E> {
                 Ok(Msg {
-                    text: Some(cap(v)),
+                    text: Some(cap_cow(Cow::Borrowed(v))),
                     ..Msg::default()
                 })
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Msg, E> {
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Msg<'a>, E> {
+                Ok(Msg {
+                    text: Some(Cow::Owned(cap(v))),
+                    ..Msg::default()
+                })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Msg<'a>, E> {
                 Ok(Msg::default())
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Msg, E> {
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Msg<'a>, E> {
                 Ok(Msg::default())
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Msg, E> {
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Msg<'a>, E> {
                 Ok(Msg::default())
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Msg, E> {
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Msg<'a>, E> {
                 Ok(Msg::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Msg, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<Msg<'a>, E> {
                 Ok(Msg::default())
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Msg, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Msg<'a>, A::Error> {
                 let mut out = Msg::default();
-                while let Some(part) = seq.next_element::<Msg>()? {
+                while let Some(part) = seq.next_element::<Msg<'a>>()? {
                     if out.text.is_none() && is_text_kind(part.kind.as_deref()) {
                         out.text = part.text;
                     }
                 }
                 Ok(out)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Msg, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Msg<'a>, A::Error> {
                 let mut out = Msg::default();
-                let mut body: Option<String> = None;
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "role" => out.role = map.next_value::<Str<'_>>()?.get().map(cap),
-                        "type" => out.kind = map.next_value::<Str<'_>>()?.get().map(cap),
-                        "text" | "content" | "parts" | "message" => {
-                            let m = map.next_value::<Msg>()?;
+                let mut body: Option<Cow<'a, str>> = None;
+                let text = |s: Str<'a>| s.0.filter(|s| !s.is_empty()).map(cap_cow);
+                while let Some(key) = map.next_key::<MsgKey>()? {
+                    match key {
+                        MsgKey::Role => out.role = text(map.next_value::<Str<'a>>()?),
+                        MsgKey::Type => out.kind = text(map.next_value::<Str<'a>>()?),
+                        MsgKey::Body => {
+                            let m = map.next_value::<Msg<'a>>()?;
                             if body.is_none() {
                                 body = m.text;
                             }
@@ -266,7 +386,7 @@ impl<'de> Deserialize<'de> for Msg {
                                 out.role = m.role;
                             }
                         }
-                        _ => {
+                        MsgKey::Other => {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
@@ -277,7 +397,7 @@ impl<'de> Deserialize<'de> for Msg {
                 Ok(out)
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
@@ -439,40 +559,267 @@ pub struct Role<'a> {
     pub role: Str<'a>,
 }
 
-/// The message bodies of a record: parsed a second time, and only for the
-/// record that may hold the first user text, so the listing does not build
-/// every message's text.
+/// The message bodies of a record, read only for the record that may hold
+/// the first user text, so the listing does not build every message's
+/// text ([`bodies`]).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Bodies {
+pub struct Bodies<'a> {
     /// The message (Claude, Qwen, Droid, Pi).
-    pub message: Msg,
+    #[serde(borrow)]
+    pub message: Msg<'a>,
     /// A bare chat record's content (Gemini, Grok).
-    pub content: Msg,
+    #[serde(borrow)]
+    pub content: Msg<'a>,
     /// Gemini's older `parts`.
-    pub parts: Msg,
+    #[serde(borrow)]
+    pub parts: Msg<'a>,
     /// Codex's payload.
-    pub payload: Obj<PayloadBody>,
+    #[serde(borrow)]
+    pub payload: Obj<PayloadBody<'a>>,
     /// Copilot's event data.
-    pub data: Obj<DataBody>,
+    #[serde(borrow)]
+    pub data: Obj<DataBody<'a>>,
 }
 
 /// Codex's payload bodies.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct PayloadBody {
+pub struct PayloadBody<'a> {
     /// A response item's content.
-    pub content: Msg,
+    #[serde(borrow)]
+    pub content: Msg<'a>,
     /// An event's message text.
-    pub message: Msg,
+    #[serde(borrow)]
+    pub message: Msg<'a>,
 }
 
 /// Copilot's event data bodies.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct DataBody {
+pub struct DataBody<'a> {
     /// A message's text.
-    pub content: Msg,
+    #[serde(borrow)]
+    pub content: Msg<'a>,
+}
+
+/// The top-level keys of [`Bodies`], in field order.
+const BODY_KEYS: [&str; 5] = ["message", "content", "parts", "payload", "data"];
+
+/// Where the values of a record's top-level [`Bodies`] keys lie, noted while
+/// [`line`] parses it, so the bodies can be read from those values alone
+/// instead of a second parse of the whole record.
+#[derive(Debug, Default)]
+pub struct Spans {
+    /// A key's place is unknown (it held an escape, or the record is not
+    /// an object): [`bodies`] parses the whole record.
+    unknown: bool,
+    /// A body key came twice: [`Bodies`] refuses the record.
+    twice: bool,
+    /// The body key whose value is being read, and where its name ends.
+    open: Option<(usize, usize)>,
+    /// Per body key: from the end of its name to the start of the next key's
+    /// name (or the record's closing brace).
+    at: [Option<(usize, usize)>; 5],
+}
+
+impl Spans {
+    fn key(&mut self, raw: &[u8], key: &str) {
+        // A borrowed key is a slice of `raw`; its offset is where it lies.
+        let start = (key.as_ptr() as usize).wrapping_sub(raw.as_ptr() as usize);
+        if start == 0 || start + key.len() >= raw.len() || raw[start - 1] != b'"' {
+            self.unknown = true;
+            return;
+        }
+        if let Some((i, from)) = self.open.take() {
+            self.at[i] = Some((from, start - 1));
+        }
+        if let Some(i) = BODY_KEYS.iter().position(|k| *k == key) {
+            self.twice |= self.at[i].is_some();
+            self.open = Some((i, start + key.len() + 1));
+        }
+    }
+
+    fn close(&mut self, raw: &[u8]) {
+        if let Some((i, from)) = self.open.take() {
+            match raw.iter().rposition(|b| *b == b'}') {
+                Some(end) => self.at[i] = Some((from, end)),
+                None => self.unknown = true,
+            }
+        }
+    }
+
+    /// The value of body key `i`: what lies between its name's `:` and the
+    /// `,` or `}` after it. `Err` when that is not known.
+    fn value<'r>(&self, raw: &'r [u8], i: usize) -> Result<Option<&'r [u8]>, ()> {
+        let Some((from, to)) = self.at[i] else {
+            return Ok(None);
+        };
+        let v = raw.get(from..to).ok_or(())?;
+        let v = v.trim_ascii_start().strip_prefix(b":").ok_or(())?;
+        let v = v.trim_ascii_end();
+        Ok(Some(v.strip_suffix(b",").unwrap_or(v)))
+    }
+}
+
+/// A top-level key as the parser hands it: borrowed from the record when it
+/// holds no escape.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        // What the derived field visitor asks for: the same checks.
+        d.deserialize_identifier(V)
+    }
+}
+
+/// The map of a record, handed on to [`Line`]'s derived visitor unchanged,
+/// noting where each top-level key lies.
+struct Watch<'r, 'de, A> {
+    map: A,
+    raw: &'de [u8],
+    spans: &'r mut Spans,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Watch<'_, 'de, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let Some(Key(key)) = self.map.next_key::<Key<'de>>()? else {
+            return Ok(None);
+        };
+        match key {
+            Cow::Borrowed(k) => {
+                self.spans.key(self.raw, k);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k))
+            }
+            Cow::Owned(k) => {
+                self.spans.unknown = true;
+                seed.deserialize(de::value::StringDeserializer::new(k))
+            }
+        }
+        .map(Some)
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+struct LineVisitor<'r, 'de> {
+    raw: &'de [u8],
+    spans: &'r mut Spans,
+}
+
+impl<'de> Visitor<'de> for LineVisitor<'_, 'de> {
+    type Value = Line<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a record")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Line<'de>, A::Error> {
+        Line::deserialize(de::value::MapAccessDeserializer::new(Watch {
+            map,
+            raw: self.raw,
+            spans: self.spans,
+        }))
+    }
+}
+
+/// Parses one record as [`Line`] — the same result and the same refusals
+/// as `serde_json::from_slice::<Line>` — and notes where its body keys'
+/// values lie, for [`bodies`].
+pub fn line(raw: &[u8]) -> serde_json::Result<(Line<'_>, Spans)> {
+    let mut spans = Spans::default();
+    let first = raw
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'{') {
+        // Not an object (a derived struct also reads an array): as before.
+        spans.unknown = true;
+        return serde_json::from_slice(raw).map(|l| (l, spans));
+    }
+    let mut de = serde_json::Deserializer::from_slice(raw);
+    let l = de.deserialize_map(LineVisitor {
+        raw,
+        spans: &mut spans,
+    })?;
+    de.end()?;
+    spans.close(raw);
+    Ok((l, spans))
+}
+
+/// The bodies of a record [`line`] accepted, from a parse of the whole
+/// record: the same as [`bodies`] with its spans.
+pub fn bodies_of(raw: &[u8]) -> Bodies<'_> {
+    serde_json::from_slice(raw).unwrap_or_default()
+}
+
+/// A value this deeply nested may be refused at the record's depth and not
+/// alone (the parser's limit is 128 levels): read with the whole record.
+const DEEP: usize = 100;
+
+/// The bodies of a record [`line`] parsed: the same as
+/// `serde_json::from_slice::<Bodies>(raw)`, or empty where that is refused.
+/// Only the body keys' values are parsed, each alone: the rest of the record
+/// was already checked by [`line`], and [`Bodies`] skips it.
+pub fn bodies<'a>(raw: &'a [u8], spans: &Spans) -> Bodies<'a> {
+    let whole = bodies_of;
+    if spans.unknown {
+        return whole(raw);
+    }
+    if spans.twice {
+        return Bodies::default();
+    }
+    let mut values: [Option<&[u8]>; 5] = [None; 5];
+    for (i, v) in values.iter_mut().enumerate() {
+        match spans.value(raw, i) {
+            Ok(Some(x)) if x.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= DEEP => {
+                return whole(raw);
+            }
+            Ok(x) => *v = x,
+            Err(()) => return whole(raw),
+        }
+    }
+    fn part<'a, T: Deserialize<'a> + Default>(v: Option<&'a [u8]>) -> Result<T, ()> {
+        v.map_or_else(
+            || Ok(T::default()),
+            |v| serde_json::from_slice(v).map_err(|_| ()),
+        )
+    }
+    let [message, content, parts, payload, data] = values;
+    let read = || -> Result<Bodies<'a>, ()> {
+        Ok(Bodies {
+            message: part(message)?,
+            content: part(content)?,
+            parts: part(parts)?,
+            payload: part(payload)?,
+            data: part(data)?,
+        })
+    };
+    read().unwrap_or_default()
 }
 
 /// Finds `"key":"…"` in a record cut short and decodes the string, when it
@@ -517,6 +864,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn field_of_an_unexpected_type_does_not_spoil_the_record() {
@@ -551,6 +899,55 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn the_usual_time_form_reads_as_the_general_parser_reads_it(
+            year in prop_oneof![1965i64..2105, 0i64..10_000],
+            month in 0i64..14,
+            day in 0i64..33,
+            hour in 0i64..25,
+            minute in 0i64..61,
+            second in 0i64..62,
+            frac in proptest::option::of("[0-9]{1,10}"),
+            sep in proptest::sample::select(vec!["T", "t", " "]),
+            zone in proptest::sample::select(vec!["Z", "z", "+00:00", "-01:30", ""]),
+        ) {
+            let s = format!(
+                "{year:04}-{month:02}-{day:02}{sep}{hour:02}:{minute:02}:{second:02}{}{zone}",
+                frac.map(|f| format!(".{f}")).unwrap_or_default()
+            );
+            let general = OffsetDateTime::parse(&s, &Rfc3339)
+                .ok()
+                .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
+                .map(UnixMillis);
+            prop_assert_eq!(parse_time(&s), general, "{}", s);
+            if let Some(fast) = utc_time(s.as_bytes()) {
+                prop_assert_eq!(Some(fast), general, "{}", s);
+            }
+        }
+    }
+
+    #[test]
+    fn month_ends_and_leap_days_read_as_the_general_parser_reads_them() {
+        for year in [1969, 1970, 1999, 2000, 2024, 2025, 2100, 2400, 9999] {
+            for month in 1..=12 {
+                for day in 27..=32 {
+                    for time in ["00:00:00", "23:59:59.999999999", "12:30:00.5"] {
+                        let s = format!("{year}-{month:02}-{day:02}T{time}Z");
+                        let general = OffsetDateTime::parse(&s, &Rfc3339)
+                            .ok()
+                            .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
+                            .map(UnixMillis);
+                        assert_eq!(utc_time(s.as_bytes()).or(general), general, "{s}");
+                        assert_eq!(parse_time(&s), general, "{s}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn times_are_rfc3339_or_epoch_numbers() {
         let s: Stamp = serde_json::from_str(r#""2026-01-02T03:04:05.500Z""#).expect("json");
@@ -567,5 +964,173 @@ mod tests {
         assert_eq!(scan_str(cut, "cwd").as_deref(), Some("/home/me/a \"q\""));
         assert_eq!(scan_str(cut, "content"), None);
         assert_eq!(scan_str(br#"{"cwd" : "/x"}"#, "cwd").as_deref(), Some("/x"));
+    }
+
+    /// What the listing made of a record before [`line`] and [`bodies`]:
+    /// two whole parses.
+    fn by_two_parses(raw: &[u8]) -> Option<(String, String)> {
+        let l = serde_json::from_slice::<Line<'_>>(raw).ok()?;
+        let b = serde_json::from_slice::<Bodies<'_>>(raw).unwrap_or_default();
+        Some((format!("{l:?}"), format!("{b:?}")))
+    }
+
+    fn by_spans(raw: &[u8]) -> Option<(String, String)> {
+        let (l, spans) = line(raw).ok()?;
+        Some((format!("{l:?}"), format!("{:?}", bodies(raw, &spans))))
+    }
+
+    const KEYS: &[&str] = &[
+        "type",
+        "cwd",
+        "sessionId",
+        "id",
+        "timestamp",
+        "summary",
+        "isMeta",
+        "role",
+        "message",
+        "payload",
+        "data",
+        "content",
+        "parts",
+        "text",
+        "uuid",
+        "con\\u0074ent",
+        "mess\\u0061ge",
+        "",
+    ];
+    const SCALARS: &[&[u8]] = &[
+        b"null",
+        b"true",
+        b"0",
+        b"-1",
+        b"1767323045",
+        b"1e400",
+        b"18446744073709551616",
+        b"1.5",
+        b"\"user\"",
+        b"\"assistant\"",
+        b"\"text\"",
+        b"\"input_text\"",
+        b"\"hi\"",
+        b"\"<x>\"",
+        b"\"2026-01-02T03:04:05Z\"",
+        b"\"a\\nb\"",
+        b"\"\\ud800\"",
+        b"\"\xff\"",
+        b"\"\"",
+        b"\"\\u00e9t\xc3\xa9\"",
+    ];
+    const SPACE: &[&[u8]] = &[b"", b"", b"", b" ", b"\n", b"\t ", b"\r"];
+
+    fn json_value() -> impl Strategy<Value = Vec<u8>> {
+        let leaf = proptest::sample::select(SCALARS).prop_map(<[u8]>::to_vec);
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(|items| {
+                    let mut out = b"[".to_vec();
+                    out.extend(items.join(&b","[..]));
+                    out.push(b']');
+                    out
+                }),
+                proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..5)
+                    .prop_map(|entries| object(&entries, b"", b"")),
+            ]
+        })
+    }
+
+    fn object(entries: &[(&str, Vec<u8>)], before: &[u8], after: &[u8]) -> Vec<u8> {
+        let mut out = b"{".to_vec();
+        for (i, (k, v)) in entries.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(before);
+            out.extend_from_slice(format!("\"{k}\"").as_bytes());
+            out.extend_from_slice(after);
+            out.push(b':');
+            out.extend_from_slice(before);
+            out.extend_from_slice(v);
+            out.extend_from_slice(after);
+        }
+        out.push(b'}');
+        out
+    }
+
+    /// A value nested `n` levels deep, the text at the bottom.
+    fn deep(n: usize) -> Vec<u8> {
+        let mut out = b"[".repeat(n);
+        out.extend_from_slice(b"\"deep\"");
+        out.extend(b"]".repeat(n));
+        out
+    }
+
+    fn record() -> impl Strategy<Value = Vec<u8>> {
+        let entry = (
+            proptest::sample::select(KEYS),
+            prop_oneof![
+                8 => json_value(),
+                1 => (95usize..135).prop_map(deep),
+                1 => (95usize..135).prop_map(|n| {
+                    object(&[("role", b"\"user\"".to_vec()), ("content", deep(n))], b"", b"")
+                }),
+            ],
+        );
+        (
+            proptest::collection::vec(entry, 0..9),
+            proptest::sample::select(SPACE),
+            proptest::sample::select(SPACE),
+            0u8..12,
+            any::<proptest::sample::Index>(),
+        )
+            .prop_map(|(entries, before, after, shape, cut)| {
+                let obj = object(&entries, before, after);
+                match shape {
+                    // An array, which a derived struct also reads.
+                    0 => {
+                        let values: Vec<Vec<u8>> = entries.into_iter().map(|(_, v)| v).collect();
+                        let mut out = b"[".to_vec();
+                        out.extend(values.join(&b","[..]));
+                        out.push(b']');
+                        out
+                    }
+                    // Cut short, or with something after it.
+                    1 => obj[..cut.index(obj.len() + 1)].to_vec(),
+                    2 => [&obj[..], b" x"].concat(),
+                    3 => [b" \t", &obj[..], b"\r "].concat(),
+                    _ => obj,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn one_parse_and_the_body_values_read_the_same_as_two_whole_parses(raw in record()) {
+            prop_assert_eq!(by_spans(&raw), by_two_parses(&raw), "{}", String::from_utf8_lossy(&raw));
+        }
+    }
+
+    #[test]
+    fn records_the_body_values_alone_would_misread_are_read_whole() {
+        for raw in [
+            // A duplicate `content`: the record parses, its bodies do not.
+            &br#"{"type":"user","content":"a","content":"b","message":"hi"}"#[..],
+            // An escaped key: its place is not known.
+            br#"{"type":"user","mess\u0061ge":{"role":"user","content":"hi"}}"#,
+            // Nested to the parser's limit only at the record's depth.
+            &[&br#"{"type":"user","message":"#[..], &deep(127), b"}"].concat(),
+            &[&br#"{"type":"user","message":"#[..], &deep(126), b"}"].concat(),
+            // Spacing around every token.
+            b" { \"message\" :\t{\"role\":\"user\",\"content\":\"hi\"} , \"type\" : \"user\" } ",
+        ] {
+            assert_eq!(
+                by_spans(raw),
+                by_two_parses(raw),
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+        }
     }
 }

@@ -256,8 +256,12 @@ pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
             })
         },
     );
-    let mut read = read.into_iter();
     let mut out = Listing::default();
+    out.sessions.reserve(
+        read.iter().map(Vec::len).sum::<usize>()
+            + walked.iter().map(|w| w.sessions.len()).sum::<usize>(),
+    );
+    let mut read = read.into_iter().flatten();
     for w in walked {
         out.sessions.extend(w.sessions);
         out.notes.extend(w.notes);
@@ -357,11 +361,25 @@ fn finish(out: &mut Listing) {
             .then_with(|| s[a].agent.cmp(&s[b].agent))
             .then_with(|| s[a].id.cmp(&s[b].id))
     });
-    let mut slots: Vec<Option<SessionInfo>> = std::mem::take(&mut out.sessions)
-        .into_iter()
-        .map(Some)
-        .collect();
-    out.sessions = order.iter().filter_map(|&i| slots[i].take()).collect();
+    // Put each kept session at its place in the vector it is already in
+    // (following the permutation's cycles), the dropped ones after them: no
+    // second vector of sessions is allocated and faulted in.
+    let kept = order.len();
+    let mut dest = vec![usize::MAX; s.len()];
+    for (to, &from) in order.iter().enumerate() {
+        dest[from] = to;
+    }
+    for (next, d) in (kept..).zip(dest.iter_mut().filter(|d| **d == usize::MAX)) {
+        *d = next;
+    }
+    for i in 0..dest.len() {
+        while dest[i] != i {
+            let d = dest[i];
+            out.sessions.swap(i, d);
+            dest.swap(i, d);
+        }
+    }
+    out.sessions.truncate(kept);
 }
 
 /// Parses one session file's bytes as `agent` writes them, with the file

@@ -23,17 +23,18 @@ struct Queue<T> {
 /// as it finds them, and applies `f` to every item on as many threads as the
 /// machine has cores: the helpers start on the first batches while
 /// `produce` still runs, and the calling thread joins them when it is done.
-/// Returns the results, in the order the items were handed over; each item
-/// is consumed (dropped, or moved into its result) as soon as it is done.
+/// Returns the results in runs, the runs and the results in each in the
+/// order the items were handed over; each item is consumed (dropped, or
+/// moved into its result) as soon as it is done.
 pub fn pipeline<T: Send, R: Send>(
     produce: impl FnOnce(&mut dyn FnMut(Vec<T>)),
     f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
+) -> Vec<Vec<R>> {
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     if threads <= 1 {
         let mut all = Vec::new();
         produce(&mut |batch| all.extend(batch));
-        return all.into_iter().map(f).collect();
+        return vec![all.into_iter().map(f).collect()];
     }
     let queue = Mutex::new(Queue {
         pending: VecDeque::new(),
@@ -44,6 +45,10 @@ pub fn pipeline<T: Send, R: Send>(
     // A panic in `f` is passed on by the scope; the lock is never held
     // while `f` runs, so a poisoned lock still holds consistent data.
     let lock = || queue.lock().unwrap_or_else(PoisonError::into_inner);
+    // Each chunk's results stay together, tagged with the place of its first
+    // item (a chunk is items found one after the other): no large vector
+    // grows and is copied while results come in, and putting them in order
+    // sorts a few hundred chunks, not every result.
     let work = || {
         let mut out = Vec::new();
         let mut chunk = Vec::with_capacity(CHUNK);
@@ -59,7 +64,11 @@ pub fn pipeline<T: Send, R: Send>(
                 let n = q.pending.len().min(CHUNK);
                 chunk.extend(q.pending.drain(..n));
             }
-            out.extend(chunk.drain(..).map(|(i, t)| (i, f(t))));
+            let first = chunk.first().map_or(0, |(i, _)| *i);
+            out.push((
+                first,
+                chunk.drain(..).map(|(_, t)| f(t)).collect::<Vec<R>>(),
+            ));
         }
     };
     let parts = std::thread::scope(|s| {
@@ -90,17 +99,9 @@ pub fn pipeline<T: Send, R: Send>(
         }
         parts
     });
-    // Each result goes straight to its place: sorting the (large) results
-    // by index would move each of them many times.
-    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None)
-        .take(parts.iter().map(Vec::len).sum())
-        .collect();
-    for (i, r) in parts.into_iter().flatten() {
-        if let Some(slot) = slots.get_mut(i) {
-            *slot = Some(r);
-        }
-    }
-    slots.into_iter().flatten().collect()
+    let mut runs: Vec<(usize, Vec<R>)> = parts.into_iter().flatten().collect();
+    runs.sort_unstable_by_key(|(first, _)| *first);
+    runs.into_iter().map(|(_, run)| run).collect()
 }
 
 #[cfg(test)]
@@ -110,7 +111,7 @@ mod tests {
     #[test]
     fn results_come_in_the_order_items_were_found_whatever_thread_made_them() {
         for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 10 * CHUNK + 7] {
-            let got = pipeline(
+            let got: Vec<(usize, usize)> = pipeline(
                 |emit| {
                     // Batches of uneven size, some while helpers already run.
                     let mut next = 0;
@@ -131,7 +132,10 @@ mod tests {
                     }
                     (i, i * 2)
                 },
-            );
+            )
+            .into_iter()
+            .flatten()
+            .collect();
             let want: Vec<(usize, usize)> = (0..n).map(|i| (i, i * 2)).collect();
             assert_eq!(got, want, "{n}");
         }

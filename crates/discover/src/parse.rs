@@ -7,10 +7,14 @@
 
 use agent_resume_core::{AgentKind, UnixMillis};
 
-use crate::json::{scan_str, Bodies, Line, Msg};
+use crate::json::{scan_str, Bodies, Line, Msg, Spans};
 use crate::read::{ReadStats, Rec};
 use crate::text::{clean, MAX_TEXT};
 use crate::Problem;
+
+/// The most bytes of Codex response items kept unread for a fallback prompt
+/// before they are read.
+const MAX_DEFERRED: usize = 64 * 1024;
 
 /// What the records of one session said.
 #[derive(Debug, Default)]
@@ -27,6 +31,12 @@ pub struct Acc {
     pub first_prompt: Option<String>,
     /// Codex: the first user response item, when no user event is seen.
     fallback_prompt: Option<String>,
+    /// Codex: the user response items seen while there is neither a first
+    /// prompt nor a fallback, not yet read for their text (one after the
+    /// other in `deferred`, each ending at its `deferred_ends` entry): a
+    /// user event usually follows, and then their text is never needed.
+    deferred: Vec<u8>,
+    deferred_ends: Vec<usize>,
     /// The earliest time a record names.
     pub started: Option<UnixMillis>,
     /// User and assistant messages.
@@ -45,16 +55,26 @@ pub struct Acc {
     pub prefix_only: bool,
 }
 
-/// The record's message bodies (a second, rarer parse).
-fn bodies(raw: &[u8]) -> Bodies {
-    serde_json::from_slice(raw).unwrap_or_default()
-}
-
-fn data_text(b: Bodies) -> Option<String> {
+fn data_text(b: Bodies<'_>) -> Option<String> {
     b.data.0.and_then(|d| prompt_text(&d.content))
 }
 
-fn prompt_text(m: &Msg) -> Option<String> {
+/// A record that parsed, with where its body values lie.
+#[derive(Clone, Copy)]
+struct Raw<'r> {
+    raw: &'r [u8],
+    spans: &'r Spans,
+}
+
+impl<'r> Raw<'r> {
+    /// The record's message bodies (a second, rarer read, of the body
+    /// values alone).
+    fn bodies(self) -> Bodies<'r> {
+        crate::json::bodies(self.raw, self.spans)
+    }
+}
+
+fn prompt_text(m: &Msg<'_>) -> Option<String> {
     let t = m.text.as_deref()?.trim_start();
     // Injected wrappers (`<command-name>`, `<environment_context>`,
     // `<user_instructions>`) are not what the user typed.
@@ -86,10 +106,17 @@ impl Acc {
                 if b.iter().all(u8::is_ascii_whitespace) || self.has_enough(agent) {
                     return;
                 }
-                match serde_json::from_slice::<Line<'_>>(b) {
-                    Ok(line) => {
+                match crate::json::line(b) {
+                    Ok((line, spans)) => {
                         self.whole += 1;
-                        self.apply(agent, &line, b);
+                        self.apply(
+                            agent,
+                            &line,
+                            Raw {
+                                raw: b,
+                                spans: &spans,
+                            },
+                        );
                     }
                     Err(_) => self.bad += 1,
                 }
@@ -131,7 +158,7 @@ impl Acc {
             && (!needs_header || self.header_id.is_some())
     }
 
-    fn apply(&mut self, agent: AgentKind, l: &Line<'_>, raw: &[u8]) {
+    fn apply(&mut self, agent: AgentKind, l: &Line<'_>, raw: Raw<'_>) {
         let kind = l.kind.get().unwrap_or("");
         if let Some(t) = l.timestamp.0.or(l.start_time.0) {
             self.started = Some(self.started.map_or(t, |s| s.min(t)));
@@ -152,7 +179,7 @@ impl Acc {
                             && self.first_prompt.is_none()
                             && l.is_sidechain.0 != Some(true)
                         {
-                            self.first_prompt = prompt_text(&bodies(raw).message);
+                            self.first_prompt = prompt_text(&raw.bodies().message);
                         }
                     }
                     _ => {}
@@ -179,7 +206,7 @@ impl Acc {
                         self.messages += 1;
                         if self.first_prompt.is_none() {
                             self.first_prompt =
-                                bodies(raw).payload.0.and_then(|b| prompt_text(&b.message));
+                                raw.bodies().payload.0.and_then(|b| prompt_text(&b.message));
                         }
                     }
                     ("event_msg", "agent_message") => self.messages += 1,
@@ -192,8 +219,7 @@ impl Acc {
                             && self.fallback_prompt.is_none()
                             && self.first_prompt.is_none()
                         {
-                            self.fallback_prompt =
-                                bodies(raw).payload.0.and_then(|b| prompt_text(&b.content));
+                            self.defer(raw.raw);
                         }
                     }
                     _ => {}
@@ -203,7 +229,7 @@ impl Acc {
                 "user" => {
                     self.messages += 1;
                     if self.first_prompt.is_none() {
-                        let b = bodies(raw);
+                        let b = raw.bodies();
                         self.first_prompt =
                             prompt_text(&b.content).or_else(|| prompt_text(&b.parts));
                     }
@@ -275,17 +301,46 @@ impl Acc {
         }
     }
 
-    fn chat(&mut self, role: Option<&str>, raw: &[u8], text: fn(Bodies) -> Option<String>) {
+    fn chat(&mut self, role: Option<&str>, raw: Raw<'_>, text: fn(Bodies<'_>) -> Option<String>) {
         match role {
             Some("user") => {
                 self.messages += 1;
                 if self.first_prompt.is_none() {
-                    self.first_prompt = text(bodies(raw));
+                    self.first_prompt = text(raw.bodies());
                 }
             }
             Some("assistant" | "model" | "grok") => self.messages += 1,
             _ => {}
         }
+    }
+
+    /// Keeps a user response item to read for a fallback prompt later,
+    /// reading those kept so far once they hold [`MAX_DEFERRED`] bytes.
+    fn defer(&mut self, raw: &[u8]) {
+        self.deferred.extend_from_slice(raw);
+        self.deferred_ends.push(self.deferred.len());
+        if self.deferred.len() > MAX_DEFERRED {
+            self.read_deferred();
+        }
+    }
+
+    /// The fallback prompt from the kept response items: the first one's
+    /// text that there is, as when each was read on arrival.
+    fn read_deferred(&mut self) {
+        let mut start = 0;
+        for &end in &self.deferred_ends {
+            if self.fallback_prompt.is_some() {
+                break;
+            }
+            let raw = &self.deferred[start..end];
+            self.fallback_prompt = crate::json::bodies_of(raw)
+                .payload
+                .0
+                .and_then(|b| prompt_text(&b.content));
+            start = end;
+        }
+        self.deferred.clear();
+        self.deferred_ends.clear();
     }
 
     /// Closes the pass: Codex falls back to response items.
@@ -294,6 +349,7 @@ impl Acc {
             self.messages = self.item_messages;
         }
         if self.first_prompt.is_none() {
+            self.read_deferred();
             self.first_prompt = self.fallback_prompt.take();
         }
     }

@@ -57,15 +57,20 @@ fn subsequence(hay: &str, needle: &str) -> bool {
 /// (its characters in order, case-insensitive) one of the session's id,
 /// title, directory or first prompt. An empty query matches everything.
 pub fn fuzzy_match(s: &SessionInfo, query: &str) -> bool {
+    // No term matches everything: nothing to build for the listing's
+    // usual empty query.
+    if query.split_whitespace().next().is_none() {
+        return true;
+    }
     let cwd = s
         .cwd
         .as_deref()
-        .map(|p| p.to_string_lossy().into_owned())
+        .map(|p| p.to_string_lossy())
         .unwrap_or_default();
     let fields = [
         s.id.as_str(),
         s.title.as_deref().unwrap_or(""),
-        cwd.as_str(),
+        &cwd,
         s.first_prompt.as_deref().unwrap_or(""),
     ];
     query

@@ -544,3 +544,32 @@ fn a_linked_session_file_shows_the_time_of_the_file_it_leads_to() {
     assert_eq!(l.sessions.len(), 1);
     assert_eq!(l.sessions[0].modified, UnixMillis(NOW_MS - 5000));
 }
+
+#[test]
+fn a_codex_session_without_a_user_event_shows_its_first_user_item_with_text() {
+    let name = format!("rollout-2026-11-30T11-59-00-{CODEX}.jsonl");
+    let item = |text: &str| {
+        serde_json::json!({"type":"response_item","payload":{"type":"message","role":"user",
+            "content":[{"type":"input_text","text":text}]}})
+        .to_string()
+            + "\n"
+    };
+    let meta = format!(
+        "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"{CODEX}\",\"cwd\":\"/p\"}}}}\n"
+    );
+    // Injected context first (not what the user typed), then the user's
+    // items; once with enough context between them that the items kept for
+    // later are read on the way.
+    let context = item(&format!("<environment_context>{}", "x".repeat(2000)));
+    for between in [0, 40] {
+        let mut file = meta.clone() + &context + &item("first");
+        file += &context.repeat(between);
+        file += &item("second");
+        let s = parse_session(AgentKind::Codex, &name, file.as_bytes(), Depth::Full).unwrap();
+        assert_eq!(s.first_prompt.as_deref(), Some("first"), "{between}");
+        // A user event wins over every item.
+        file += "{\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"event\"}}\n";
+        let s = parse_session(AgentKind::Codex, &name, file.as_bytes(), Depth::Full).unwrap();
+        assert_eq!(s.first_prompt.as_deref(), Some("event"), "{between}");
+    }
+}

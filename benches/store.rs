@@ -155,39 +155,7 @@ fn load_benches(c: &mut Criterion) {
     g.finish();
 
     let plain = rusqlite::Connection::open(&path).expect("opens");
-    type Plain = (
-        String,
-        i64,
-        String,
-        String,
-        Option<String>,
-        Vec<u8>,
-        i64,
-        Option<Vec<u8>>,
-    );
-    let select = || -> Vec<Plain> {
-        let mut stmt = plain
-            .prepare_cached(
-                "SELECT pane, agent, session_id, flags, program, cwd, observed_at, config_home \
-                 FROM agent_sessions",
-            )
-            .expect("prepares");
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                ))
-            })
-            .expect("selects");
-        rows.collect::<Result<_, _>>().expect("reads")
-    };
+    let select = || select_all(&plain);
     assert_eq!(select().len(), 10_000);
     let p = ratio::paired(
         31,

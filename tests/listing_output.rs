@@ -20,24 +20,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use agent_resume_core::{
-    AgentKind, Layout, PaneId, PaneSpec, RecordedFlag, Recording, Shell, Tab, UnixMillis, Window,
-};
+use agent_resume_core::{AgentKind, Layout, PaneId, Recording, Tab, Window};
 use agent_resume_store::{Set, Store, Writer};
 
 const NOW_MS: i64 = 1_800_000_000_000;
 const NOW: &str = "2027-01-15T08:00:00Z";
 const HOUR: i64 = 3_600_000;
-
-fn pane(n: u32) -> PaneId {
-    let mut b = [0x33u8; 16];
-    b[..4].copy_from_slice(&n.to_be_bytes());
-    PaneId::from_bytes(b)
-}
-
-fn session(n: u32) -> String {
-    format!("00000000-0000-4000-8000-{n:012x}")
-}
 
 /// 200 panes in 2 windows × 5 tabs × 20 panes; every other pane recorded,
 /// over 10 directories: duplicate claims, a gone directory, fresh and old.
@@ -68,35 +56,21 @@ fn data(root: &Path) -> (Layout, BTreeMap<PaneId, Recording>) {
                     } else {
                         NOW_MS - 13 * HOUR
                     };
+                    let agent = if k % 3 == 0 {
+                        AgentKind::Codex
+                    } else {
+                        AgentKind::Claude
+                    };
                     recordings.insert(
-                        pane(n),
+                        bench_plan::pane(n),
                         Recording {
-                            agent: if k % 3 == 0 {
-                                AgentKind::Codex
-                            } else {
-                                AgentKind::Claude
-                            },
-                            session_id: session(s),
-                            flags: vec![
-                                RecordedFlag::value("--model", "opus"),
-                                RecordedFlag::value("--permission-mode", "plan"),
-                            ],
-                            program: None,
-                            cwd,
-                            observed_at: UnixMillis(at),
-                            config_home: None,
+                            agent,
+                            ..bench_plan::recording(s, cwd, at)
                         },
                     );
                     k += 1;
                 }
-                panes.push(PaneSpec {
-                    id: pane(n),
-                    cwd: Some(dir),
-                    shared_viewer: false,
-                    shell: Shell::Zsh,
-                    has_input: false,
-                    queued_command: false,
-                });
+                panes.push(bench_plan::spec(n, dir));
                 n += 1;
             }
             tabs.push(Tab {

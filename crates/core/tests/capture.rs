@@ -1,45 +1,19 @@
 //! The capture state machine: the unchanged path allocates nothing, and over
 //! random event streams the recorded state always equals the documented rule.
-#![allow(unsafe_code)] // the counting allocator below; nothing else.
+#![allow(unsafe_code)] // the counting allocator (tests/support/counting_alloc.rs); nothing else.
 #![allow(clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::path::PathBuf;
 
 use agent_resume_core::{
     AgentKind, Capture, Change, DetachKind, IdSource, Observation, PaneContext, PaneId, Recording,
     UnixMillis,
 };
+use counting_alloc::allocations;
 use proptest::prelude::*;
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<Option<usize>> = const { Cell::new(None) };
-}
-
-// SAFETY: delegates to the system allocator; only counts calls made while a
-// count is active on the current thread.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = COUNT.try_with(|c| c.set(c.get().map(|n| n + 1)));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(Some(0)));
-    f();
-    COUNT.with(|c| c.replace(None)).unwrap_or(0)
-}
 
 const A: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
 const B: &str = "0f6066eb-140e-4519-ab63-b9cde0b60b57";
@@ -74,7 +48,7 @@ fn unchanged_observation_allocates_nothing() {
         c.observe(&obs(p, Some(A), IdSource::Hook), &ctx, UnixMillis(1));
     }
     let o = obs(42, Some(A), IdSource::Hook);
-    let n = allocations(|| {
+    let (n, ()) = allocations(|| {
         for t in 0..1000 {
             assert!(c.observe(&o, &ctx, UnixMillis(t)).is_none());
         }
@@ -82,7 +56,7 @@ fn unchanged_observation_allocates_nothing() {
     assert_eq!(n, 0, "the unchanged path allocated");
     // The counter does count: a changed pair allocates.
     let changed = obs(42, Some(B), IdSource::Hook);
-    assert!(allocations(|| assert!(c.observe(&changed, &ctx, UnixMillis(2)).is_some())) > 0);
+    assert!(allocations(|| assert!(c.observe(&changed, &ctx, UnixMillis(2)).is_some())).0 > 0);
 }
 
 #[test]

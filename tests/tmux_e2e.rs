@@ -301,15 +301,7 @@ impl World {
         )
         .expect("writes .tmux.conf");
 
-        let bin_dir = agent_resume().parent().expect("the binary's folder");
-        let path = std::env::join_paths([
-            root.join("bin"),
-            bin_dir.to_owned(),
-            PathBuf::from("/usr/local/bin"),
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/bin"),
-        ])
-        .expect("a PATH");
+        let path = common_tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),
@@ -457,30 +449,7 @@ impl World {
 
     /// The process ids of every process that carries this world's marker.
     fn ours(&self) -> Vec<(u32, String)> {
-        let needle = {
-            let mut n = format!("{MARKER}=").into_bytes();
-            n.extend_from_slice(self.root().as_os_str().as_encoded_bytes());
-            n
-        };
-        let mut found = Vec::new();
-        for entry in fs::read_dir("/proc").expect("reads /proc").flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(environ) = fs::read(entry.path().join("environ")) else {
-                continue;
-            };
-            if environ.split(|b| *b == 0).any(|kv| kv == needle.as_slice()) {
-                let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
-                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-                found.push((pid, cmdline));
-            }
-        }
-        found
+        common_tmux::marked(MARKER, self.root())
     }
 
     /// Waits until no `agent-resume tmux save` started by the world's tmux
@@ -585,6 +554,14 @@ impl World {
 
     /// Kills the server and checks that nothing the world started is left.
     fn finish(self) {
+        // The marker lookup the checks of no process left rely on does find
+        // this world's processes (its server at least) while they run.
+        if self.tmux.running() {
+            assert!(
+                !self.ours().is_empty(),
+                "no process of this world found by its marker while its server runs"
+            );
+        }
         self.tmux.kill_server();
         self.wait_all_gone();
     }

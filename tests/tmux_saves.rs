@@ -75,14 +75,7 @@ impl World {
              run-shell 'agent-resume init tmux | tmux source-file -'\n",
         )
         .unwrap();
-        let path = std::env::join_paths([
-            root.join("bin"),
-            agent_resume().parent().unwrap().to_owned(),
-            PathBuf::from("/usr/local/bin"),
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/bin"),
-        ])
-        .unwrap();
+        let path = common_tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),
@@ -137,14 +130,9 @@ impl World {
 
     /// Whether a `tmux save` of this world (a hook's) is running.
     fn saving(&self) -> bool {
-        let mut needle = format!("{MARKER}=").into_bytes();
-        needle.extend_from_slice(self.root().as_os_str().as_encoded_bytes());
-        fs::read_dir("/proc").unwrap().flatten().any(|e| {
-            let ours = fs::read(e.path().join("environ"))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_slice()));
-            ours && fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("tmux\0save"))
-        })
+        common_tmux::marked(MARKER, self.root())
+            .iter()
+            .any(|(_, cmdline)| cmdline.contains("tmux save"))
     }
 
     /// Waits until no hook's save has run for a while: every save the

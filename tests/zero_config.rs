@@ -23,7 +23,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -112,15 +112,7 @@ impl World {
             fs::write(&p, STANDIN).unwrap();
             fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let bin_dir = agent_resume().parent().unwrap();
-        let path = std::env::join_paths([
-            root.join("bin"),
-            bin_dir.to_owned(),
-            PathBuf::from("/usr/local/bin"),
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/bin"),
-        ])
-        .unwrap();
+        let path = common_tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),

@@ -308,6 +308,49 @@ pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// `PATH` for a test world: its own `bin` under `root` (the stand-in
+/// agents) first, then the folder of the agent-resume under test, then the
+/// system's.
+pub fn world_path(root: &Path, agent_resume: &Path) -> OsString {
+    std::env::join_paths([
+        root.join("bin"),
+        agent_resume
+            .parent()
+            .expect("the binary's folder")
+            .to_owned(),
+        PathBuf::from("/usr/local/bin"),
+        PathBuf::from("/usr/bin"),
+        PathBuf::from("/bin"),
+    ])
+    .expect("a PATH")
+}
+
+/// Every process whose environment holds `marker=value` (a test world's
+/// own variable, so another test's processes are never counted), with its
+/// command line, words joined by spaces.
+pub fn marked(marker: &str, value: &Path) -> Vec<(u32, String)> {
+    let mut needle = format!("{marker}=").into_bytes();
+    needle.extend_from_slice(value.as_os_str().as_encoded_bytes());
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("reads /proc").flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|kv| kv == needle.as_slice()) {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+        }
+    }
+    found
+}
+
 /// The interactive shells these tests drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sh {

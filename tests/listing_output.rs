@@ -156,16 +156,8 @@ fn check(name: &str, got: &str) {
 fn recordings_plan_and_sessions_print_the_same_bytes_as_the_earlier_implementation() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    std::fs::write(root.join("config.toml"), "enabled = true\n").unwrap();
     let (layout, recordings) = data(root);
-    let mut w = Writer::new(Store::open(&root.join("recordings.sqlite3")).unwrap());
-    for (p, r) in recordings {
-        w.send(Set::save(p, r));
-    }
-    w.flush().unwrap();
-    drop(w);
-    let layout_file = root.join("layout.json");
-    std::fs::write(&layout_file, serde_json::to_vec(&layout).unwrap()).unwrap();
+    let layout_file = store_and_layout(root, &layout, recordings);
     sessions(&root.join("home"));
     let lf = layout_file.to_str().unwrap();
 

@@ -59,12 +59,7 @@ impl Serialize for Rows<'_> {
         ser.collect_seq(self.0.iter().map(|s| Row {
             agent: s.agent.as_str(),
             id: &s.id,
-            // `to_str` first: the same text, checked without the slower
-            // lossy decoding when it is UTF-8.
-            cwd: s.cwd.as_deref().map(|p| {
-                p.to_str()
-                    .map_or_else(|| p.to_string_lossy(), Cow::Borrowed)
-            }),
+            cwd: s.cwd.as_deref().map(|p| p.to_string_lossy()),
             title: s.display_name_ref(),
             modified: when::format(s.modified),
         }))

@@ -94,73 +94,10 @@ pub struct Stamp(pub Option<UnixMillis>);
 
 /// Parses an RFC 3339 time.
 pub fn parse_time(s: &str) -> Option<UnixMillis> {
-    if let Some(t) = utc_time(s.as_bytes()) {
-        return Some(t);
-    }
     let t = OffsetDateTime::parse(s, &Rfc3339).ok()?;
     i64::try_from(t.unix_timestamp_nanos() / 1_000_000)
         .ok()
         .map(UnixMillis)
-}
-
-/// The form agents write, `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z` from 1970 on,
-/// with every field in range, read without the general parser; `None`
-/// leaves anything else to it. The same value as [`OffsetDateTime`] gives.
-fn utc_time(b: &[u8]) -> Option<UnixMillis> {
-    fn num(b: &[u8]) -> Option<i64> {
-        b.iter().try_fold(0i64, |n, d| {
-            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
-        })
-    }
-    let (head, rest) = b.split_at_checked(19)?;
-    let frac = rest.strip_suffix(b"Z")?;
-    if head[4] != b'-'
-        || head[7] != b'-'
-        || head[10] != b'T'
-        || head[13] != b':'
-        || head[16] != b':'
-    {
-        return None;
-    }
-    let (year, month, day) = (num(&head[..4])?, num(&head[5..7])?, num(&head[8..10])?);
-    let (hour, minute, second) = (
-        num(&head[11..13])?,
-        num(&head[14..16])?,
-        num(&head[17..19])?,
-    );
-    let nanos = match frac {
-        [] => 0,
-        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
-            num(digits)? * 10i64.pow(9 - digits.len() as u32)
-        }
-        _ => return None,
-    };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let month_days = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if year < 1970
-        || !(1..=12).contains(&month)
-        || !(1..=month_days).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
-        return None;
-    }
-    // Days since the epoch of a proleptic Gregorian date (years from March).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + hour * 3600 + minute * 60 + second;
-    Some(UnixMillis(secs * 1000 + nanos / 1_000_000))
 }
 
 /// A number read as milliseconds, or seconds when below 10^11.
@@ -627,7 +564,13 @@ impl Spans {
     fn key(&mut self, raw: &[u8], key: &str) {
         // A borrowed key is a slice of `raw`; its offset is where it lies.
         let start = (key.as_ptr() as usize).wrapping_sub(raw.as_ptr() as usize);
-        if start == 0 || start + key.len() >= raw.len() || raw[start - 1] != b'"' {
+        // Not inside `raw` (a key the parser copied) reads as unknown, never
+        // as an overflowing offset.
+        let inside = start > 0
+            && start
+                .checked_add(key.len())
+                .is_some_and(|end| end < raw.len());
+        if !inside || raw[start - 1] != b'"' {
             self.unknown = true;
             return;
         }
@@ -896,55 +839,6 @@ mod tests {
             let m: Msg = serde_json::from_str(json).expect(json);
             assert_eq!(m.role.as_deref(), role, "{json}");
             assert_eq!(m.text.as_deref(), Some(text), "{json}");
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4096))]
-
-        #[test]
-        fn the_usual_time_form_reads_as_the_general_parser_reads_it(
-            year in prop_oneof![1965i64..2105, 0i64..10_000],
-            month in 0i64..14,
-            day in 0i64..33,
-            hour in 0i64..25,
-            minute in 0i64..61,
-            second in 0i64..62,
-            frac in proptest::option::of("[0-9]{1,10}"),
-            sep in proptest::sample::select(vec!["T", "t", " "]),
-            zone in proptest::sample::select(vec!["Z", "z", "+00:00", "-01:30", ""]),
-        ) {
-            let s = format!(
-                "{year:04}-{month:02}-{day:02}{sep}{hour:02}:{minute:02}:{second:02}{}{zone}",
-                frac.map(|f| format!(".{f}")).unwrap_or_default()
-            );
-            let general = OffsetDateTime::parse(&s, &Rfc3339)
-                .ok()
-                .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
-                .map(UnixMillis);
-            prop_assert_eq!(parse_time(&s), general, "{}", s);
-            if let Some(fast) = utc_time(s.as_bytes()) {
-                prop_assert_eq!(Some(fast), general, "{}", s);
-            }
-        }
-    }
-
-    #[test]
-    fn month_ends_and_leap_days_read_as_the_general_parser_reads_them() {
-        for year in [1969, 1970, 1999, 2000, 2024, 2025, 2100, 2400, 9999] {
-            for month in 1..=12 {
-                for day in 27..=32 {
-                    for time in ["00:00:00", "23:59:59.999999999", "12:30:00.5"] {
-                        let s = format!("{year}-{month:02}-{day:02}T{time}Z");
-                        let general = OffsetDateTime::parse(&s, &Rfc3339)
-                            .ok()
-                            .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
-                            .map(UnixMillis);
-                        assert_eq!(utc_time(s.as_bytes()).or(general), general, "{s}");
-                        assert_eq!(parse_time(&s), general, "{s}");
-                    }
-                }
-            }
         }
     }
 

@@ -26,6 +26,16 @@ impl PaneId {
     pub fn as_bytes(&self) -> &[u8; 16] {
         self.0.as_bytes()
     }
+
+    /// The id as it displays (hyphenated, lowercase), written into `buf`
+    /// by the uuid crate's encoder rather than through `fmt`: for writers
+    /// that print one per pane.
+    pub fn encode<'b>(&self, buf: &'b mut [u8; PaneId::TEXT_LEN]) -> &'b str {
+        self.0.hyphenated().encode_lower(buf)
+    }
+
+    /// The length of the displayed id.
+    pub const TEXT_LEN: usize = uuid::fmt::Hyphenated::LENGTH;
 }
 
 impl FromStr for PaneId {
@@ -113,6 +123,15 @@ mod tests {
             r#""6f9619ff8b86d011b42d00c04fc964ff""#,
         ] {
             assert!(serde_json::from_str::<PaneId>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_encoded_pane_id_is_its_display() {
+        for bytes in [[0; 16], [0xff; 16], [0x5a; 16], *b"0123456789abcdef"] {
+            let id = PaneId::from_bytes(bytes);
+            let mut buf = [0; PaneId::TEXT_LEN];
+            assert_eq!(id.encode(&mut buf), id.to_string());
         }
     }
 }

@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 
 use agent_resume_core::PaneId;
 
-use crate::model::Snapshot;
+use crate::model::{Snapshot, PANE_ENV};
 use crate::value::{literal, Refused, Value};
 
 /// The layouts kitty 0.26 and current kitty both name.
@@ -26,10 +26,6 @@ pub const LAYOUTS: [&str; 7] = [
     "tall",
     "vertical",
 ];
-
-/// The end of a `cd` line and the start of the `launch` line after it, up
-/// to the pane id: one push instead of five.
-const LAUNCH_ENV: &str = "\nlaunch --env AGENT_RESUME_PANE=";
 
 /// A written session file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,10 +71,13 @@ pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
                 text.push_str(cwd);
                 // The assignment is written in place and checked there,
                 // and taken back out if refused: no string of its own.
-                let launch = text.len() + 1;
-                text.push_str(LAUNCH_ENV);
-                let env = launch + "launch --env ".len();
-                push_pane_id(&mut text, &w.id);
+                text.push('\n');
+                let launch = text.len();
+                text.push_str("launch --env ");
+                let env = text.len();
+                text.push_str(PANE_ENV);
+                text.push('=');
+                text.push_str(w.id.encode(&mut [0; PaneId::TEXT_LEN]));
                 if literal(Value::Environment, OsStr::new(&text[env..])).is_err() {
                     text.truncate(launch);
                     continue;
@@ -100,53 +99,4 @@ pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
         }
     }
     Written { text, refused }
-}
-
-/// Appends `id` as it displays (hyphenated, lowercase hex), without the
-/// formatting machinery: once per window, and in a fuzzing build every
-/// step of `fmt` is traced.
-fn push_pane_id(text: &mut String, id: &PaneId) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = [b'-'; 36];
-    // Where each byte's two digits go: groups of 4, 2, 2, 2 and 6 bytes.
-    const AT: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-    for (&at, &b) in AT.iter().zip(id.as_bytes()) {
-        out[at] = HEX[usize::from(b >> 4)];
-        out[at + 1] = HEX[usize::from(b & 15)];
-    }
-    // Hex digits and hyphens: always ASCII.
-    text.push_str(std::str::from_utf8(&out).unwrap_or_default());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::PANE_ENV;
-
-    #[test]
-    fn the_launch_line_starts_with_the_pane_variable() {
-        assert_eq!(LAUNCH_ENV, format!("\nlaunch --env {PANE_ENV}="));
-    }
-
-    #[test]
-    fn pane_ids_are_written_as_they_display() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut ids = vec![[0; 16], [0xff; 16], [0x5a; 16]];
-        for _ in 0..200 {
-            let mut bytes = [0; 16];
-            for b in &mut bytes {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = state as u8;
-            }
-            ids.push(bytes);
-        }
-        for bytes in ids {
-            let id = PaneId::from_bytes(bytes);
-            let mut text = String::from("x");
-            push_pane_id(&mut text, &id);
-            assert_eq!(text, format!("x{id}"));
-        }
-    }
 }

@@ -400,6 +400,74 @@ fn an_idle_empty_prompt_gets_the_take_command_and_the_agent_runs_with_the_planne
     }
 }
 
+/// `pgrp` and `tpgid` from a `/proc/<pid>/stat` text (fields 5 and 8; the
+/// command name in parentheses may hold anything).
+fn groups(stat: &str) -> (u32, u32) {
+    let rest = &stat[stat.rfind(')').expect("a stat line") + 1..];
+    let f: Vec<&str> = rest.split_ascii_whitespace().collect();
+    (f[2].parse().expect("pgrp"), f[5].parse().expect("tpgid"))
+}
+
+/// The probe's answer is written while the shell keeps its terminal: a
+/// handler whose `tmux` ran as a foreground job of its own held the
+/// terminal until it exited, so a restore reading the answer at once found
+/// another group in front and typed nothing ("the prompt changed").
+#[test]
+fn the_probe_is_answered_without_the_shell_giving_up_its_terminal() {
+    for sh in SHELLS {
+        let w = World::new(sh);
+        // A `tmux` first on the shell's PATH that notes its process groups
+        // as it starts, then runs the real one.
+        let real = require("tmux");
+        let wrapper = w.p("bin/tmux");
+        fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\n{{ printf '%s\\n' \"$*\"; cat /proc/$$/stat; }} >> '{}'\nexec '{}' \"$@\"\n",
+                w.p("tmux-calls").display(),
+                real.display()
+            ),
+        )
+        .expect("writes the tmux wrapper");
+        fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let pane = w.start_shell(true);
+        let shell: u32 = w
+            .tmux
+            .pane_format(&pane, "#{pane_pid}")
+            .parse()
+            .expect("pid");
+        w.save_and_record(&pane);
+        let (argv, err) = w.restore();
+        assert!(!err.contains("nothing typed"), "{}: {err}", w.name());
+        assert_eq!(
+            w.wait_one_call("the typed take command"),
+            argv,
+            "{}",
+            w.name()
+        );
+        let log = fs::read_to_string(w.p("tmux-calls")).expect("the wrapper ran");
+        let lines: Vec<&str> = log.lines().collect();
+        let probes: Vec<(u32, u32)> = lines
+            .chunks(2)
+            .filter(|c| c[0].contains("@agent_resume_probe"))
+            .map(|c| groups(c[1]))
+            .collect();
+        assert!(
+            !probes.is_empty(),
+            "{}: the probe was answered:\n{log}",
+            w.name()
+        );
+        for (pgrp, tpgid) in probes {
+            assert_eq!(
+                (pgrp, tpgid),
+                (shell, shell),
+                "{}: the probe's tmux ran in the shell's group, the shell in front:\n{log}",
+                w.name()
+            );
+        }
+    }
+}
+
 #[test]
 fn half_typed_input_never_gets_the_line_and_the_next_prompt_takes_it() {
     for sh in SHELLS {

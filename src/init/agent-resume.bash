@@ -145,7 +145,10 @@ __agent_resume_publish() {
 __agent_resume_probe() {
   local state=busy
   [ -z "$READLINE_LINE" ] && [ -z "$__agent_resume_ps2" ] && state=empty
-  command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" >/dev/null 2>&1
+  # In a command substitution: a foreground job would take the terminal
+  # from the shell until it exited, and a restore reading the answer at
+  # once would find another group in front.
+  : "$(command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" 2>/dev/null)"
   return 0
 }
 

@@ -216,7 +216,10 @@ function __agent_resume_probe
     __agent_resume_in_tmux; or return 0
     set -l state busy
     test -z "$(commandline)"; and set state empty
-    command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" >/dev/null 2>&1
+    # In a command substitution: a foreground job would take the terminal
+    # from the shell until it exited, and a restore reading the answer at
+    # once would find another group in front.
+    set -l sent (command tmux set-option -p -t "$TMUX_PANE" @agent_resume_probe "$__agent_resume_seq:$state" 2>/dev/null)
     return 0
 end
 

@@ -36,7 +36,8 @@
 //! until a second after every agent ran (the teardown's are not counted);
 //! `TMUX_RESTORE_TRACES=<dir>` keeps the traces there.
 //!
-//! Reproduce: `cargo build --release && cargo bench --bench tmux_restore`.
+//! Reproduce: `cargo build --release && cargo bench --bench tmux_restore`
+//! (`TMUX_RESTORE_PANES=8` for one size only).
 
 #[path = "support/ratio.rs"]
 mod ratio;
@@ -699,7 +700,15 @@ fn main() {
          {cycles} interleaved pairs (+1 warm-up each)",
         bin.display()
     );
-    for panes in SIZES {
+    // `TMUX_RESTORE_PANES=8` (or `8,50`) measures only those sizes.
+    let sizes: Vec<usize> = match std::env::var("TMUX_RESTORE_PANES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|n| n.trim().parse().ok())
+            .collect(),
+        Err(_) => SIZES.to_vec(),
+    };
+    for panes in sizes {
         let world = World::new(&bin, panes);
         let layouts = world.prepare();
         let _ = world.cycle();

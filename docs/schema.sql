@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -27,7 +27,7 @@ CREATE TABLE armed (
     line       TEXT    NOT NULL,             -- the quoted shell line
     argv       TEXT    NOT NULL,             -- JSON array of the words the line parses to
     armed_at   INTEGER NOT NULL,             -- Unix milliseconds, UTC
-    observed_at INTEGER NOT NULL,            -- when the recording was observed (telemetry's age band at take)
+    observed_at INTEGER NOT NULL, take_key TEXT, take_server TEXT,            -- when the recording was observed (telemetry's age band at take)
     UNIQUE (agent, session_id)               -- a session id is armed for at most one pane
 ) STRICT, WITHOUT ROWID;
 
@@ -48,3 +48,5 @@ CREATE TABLE report_seq (
     pane TEXT    NOT NULL PRIMARY KEY, -- PaneId
     seq  INTEGER NOT NULL              -- the highest seq applied for the pane
 ) STRICT, WITHOUT ROWID;
+
+CREATE UNIQUE INDEX armed_take_key ON armed (take_key);

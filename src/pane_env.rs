@@ -23,8 +23,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use agent_resume_core::PaneId;
-use agent_resume_tmux::{Socket, Tmux};
+use agent_resume_core::{PaneId, TakeKey};
+use agent_resume_tmux::{Socket, Tmux, TAKE_ENV};
 use anyhow::{bail, Context, Result};
 
 /// The environment variable a host sets in each pane.
@@ -67,6 +67,22 @@ impl Seen {
     pub fn any(&self) -> bool {
         self.tmux_pane().is_some() || self.pane.as_deref().is_some_and(|p| !p.is_empty())
     }
+}
+
+/// The take key `tmux restore --recreate` handed this process's pane
+/// ([`agent_resume_tmux::TAKE_ENV`]) and the socket of the tmux server the
+/// process runs under (from `$TMUX`): `None` outside a tmux pane, or
+/// without a well-formed key. A key is only a lookup: the line it finds
+/// must have been armed with this key for this very server
+/// (`Store::take_ticket`).
+pub fn take_key() -> Option<(TakeKey, PathBuf)> {
+    take_key_in(&Seen::here(), std::env::var_os(TAKE_ENV).as_deref())
+}
+
+fn take_key_in(seen: &Seen, key: Option<&OsStr>) -> Option<(TakeKey, PathBuf)> {
+    let (socket, _) = seen.tmux_pane()?;
+    let key = key?.to_str()?.parse().ok()?;
+    Some((key, socket))
 }
 
 /// Whether a pane without an id is given one.

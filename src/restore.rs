@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
     plan, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput, PostureWindow,
-    Stored, TelemetrySink, UnixMillis, Verdict,
+    Stored, TakeKey, TelemetrySink, UnixMillis, Verdict,
 };
 use agent_resume_discover::file::{self, Kind};
-use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup};
+use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
 use anyhow::{Context, Result};
 
 use crate::paths::Overrides;
@@ -120,13 +120,46 @@ pub fn decide(
     })
 }
 
+/// The take keys of the panes a restore is about to create on one tmux
+/// server: each is armed with its pane's line and handed to that pane's
+/// first process (`AGENT_RESUME_TAKE`), whose `take` finds the line by it
+/// without asking the server which pane it is.
+pub struct Tickets {
+    /// The server's key, as `tmux servers` shows it.
+    pub server: String,
+    /// One fresh random key per pane.
+    pub keys: BTreeMap<PaneId, TakeKey>,
+}
+
+impl Tickets {
+    /// A fresh random key for each of `panes`.
+    pub fn fresh(server: String, panes: impl IntoIterator<Item = PaneId>) -> Tickets {
+        Tickets {
+            server,
+            keys: panes
+                .into_iter()
+                .map(|p| (p, TakeKey::from_bytes(*uuid::Uuid::new_v4().as_bytes())))
+                .collect(),
+        }
+    }
+
+    fn ticket(&self, pane: PaneId) -> Option<Ticket<'_>> {
+        self.keys.get(&pane).map(|key| Ticket {
+            key: *key,
+            server: &self.server,
+        })
+    }
+}
+
 /// Arms every resumable pane and emits one event per skipped pane that had
-/// a recording. Returns how many panes were armed.
+/// a recording; a pane with a ticket in `tickets` is armed with it. Returns
+/// how many panes were armed.
 pub fn arm_and_report(
     decided: &Decided,
     layout: &Layout,
     now: UnixMillis,
     sink: &mut dyn TelemetrySink,
+    tickets: Option<&Tickets>,
 ) -> usize {
     if !decided.enabled {
         return 0;
@@ -169,7 +202,7 @@ pub fn arm_and_report(
                     armed_at: now,
                     observed_at: rec.observed_at,
                 };
-                match store.arm(&arm) {
+                match store.arm_with(&arm, tickets.and_then(|t| t.ticket(p.pane))) {
                     Ok(()) => armed += 1,
                     Err(e) => eprintln!(
                         "agent-resume: could not arm a pane ({e}); it comes back as a shell"

@@ -779,6 +779,85 @@ fn take_reads_the_pane_from_agent_resume_pane() {
     );
 }
 
+/// A pane `tmux restore --recreate` made presents the take key it was
+/// started with (`AGENT_RESUME_TAKE`): its line is handed out without
+/// asking any tmux server — none listens on the socket `$TMUX` names, so
+/// asking for the pane's id could only fail — once, and only under the
+/// server it was armed for; a malformed key is no key.
+#[test]
+fn a_take_key_hands_out_its_line_once_without_a_server_and_only_on_its_own_server() {
+    let env = Env::new();
+    let l = reasons(&env, true);
+    let plan = env.plan(&l);
+    env.restore(&l);
+    let sockets = env.work("sockets");
+    let canonical = fs::canonicalize(&sockets).expect("resolves");
+    let key = "0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e";
+    let server = canonical.join("s1").to_str().expect("UTF-8").to_owned();
+    // Armed again with a ticket, as `tmux restore --recreate` arms it.
+    let rearm = || {
+        let store = agent_resume_store::Store::open(&env.db()).expect("opens");
+        let id = pane(RESUMES).parse().expect("pane id");
+        let armed = store
+            .take(id)
+            .expect("takes")
+            .expect("armed by the restore");
+        let ticket = agent_resume_store::Ticket {
+            key: key.parse().expect("a key"),
+            server: &server,
+        };
+        store.arm_with(&armed, Some(ticket)).expect("arms");
+    };
+    rearm();
+    let keyed = |socket: &str, key: &str| {
+        let tmux = format!("{},4242,0", sockets.join(socket).display());
+        let out = env
+            .command(&["take", "--now", NOW, "--shell", "bash"])
+            .env("TMUX", tmux)
+            .env("TMUX_PANE", "%3")
+            .env("AGENT_RESUME_TAKE", key)
+            .output()
+            .expect("runs take");
+        // Exit 0 with the line; or not 0 and nothing (1: nothing armed; 2:
+        // the fallback could not ask the absent server for the pane's id).
+        (out.status.success(), text(&out.stdout))
+    };
+    let line = format!("{}\n", plan[&pane(RESUMES)]["line"].as_str().expect("line"));
+    // Another server's socket, a malformed key: nothing, the line stays.
+    assert_eq!(keyed("s2", key), (false, String::new()), "another server");
+    let upper = key.to_uppercase();
+    for bad in [
+        "",
+        "0b9e4a1c7d2f4e8a9c3b5f6a7b8c9d0e",
+        &format!("{key} "),
+        "%3",
+    ] {
+        assert_eq!(keyed("s1", bad), (false, String::new()), "{bad:?}");
+    }
+    assert_eq!(env.count("armed"), 2, "nothing was taken");
+    // Its own server: the line, once.
+    assert_eq!(keyed("s1", &upper), (true, line.clone()), "its own server");
+    assert_eq!(
+        keyed("s1", key),
+        (false, String::new()),
+        "a key serves once"
+    );
+    assert_eq!(env.count("armed"), 1);
+    // Through the socket's other spelling (`.` and a link in its folder),
+    // still its own server.
+    env.restore(&l);
+    rearm();
+    std::os::unix::fs::symlink(&sockets, env.root().join("link")).expect("links");
+    let out = env
+        .command(&["take", "--now", NOW, "--shell", "bash"])
+        .env("TMUX", format!("{}/link/./s1,1,0", env.root().display()))
+        .env("TMUX_PANE", "%0")
+        .env("AGENT_RESUME_TAKE", key)
+        .output()
+        .expect("runs take");
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), line));
+}
+
 #[test]
 fn eight_concurrent_takes_of_one_pane_hand_out_exactly_one_line() {
     let env = Env::new();

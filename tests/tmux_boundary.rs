@@ -377,6 +377,7 @@ fn hostile_window_names_come_back_exact_or_are_refused_and_no_canary_fires() {
             continue;
         };
         let start = Start {
+            take: None,
             id: PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes()),
             cwd: Some(root.path()),
             shell: Some(Shell::Sh),
@@ -473,6 +474,7 @@ fn without_the_boundary_the_canary_fires_and_values_come_back_different() {
     std::fs::create_dir_all(&dir).unwrap();
     let name = format!("s#(touch {}/safe-name)", canary.display());
     let start = Start {
+        take: None,
         id: PaneId::from_bytes([9; 16]),
         cwd: Some(&dir),
         shell: Some(Shell::Sh),

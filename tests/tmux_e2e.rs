@@ -996,6 +996,19 @@ fn restore_recreate_resumes_each_agent_pane_once_and_only_where_safe() {
         assert_eq!(r.argv, argv[1..], "{role:?} resumed with exactly its argv");
         assert_eq!(r.cwd, w.pane_dir(spec), "{role:?} resumed in its directory");
         assert_eq!(r.reported, "-", "{role:?} was resumed, not started anew");
+        // The take key the restore started its pane with served the first
+        // take only: the shell dropped it before the agent started.
+        let environ =
+            fs::read(format!("/proc/{}/environ", r.pid)).expect("the agent's environment");
+        let vars: Vec<&[u8]> = environ.split(|b| *b == 0).collect();
+        assert!(
+            vars.iter().any(|v| v.starts_with(b"AGENT_RESUME_PANE=")),
+            "{role:?}: the environment was read"
+        );
+        assert!(
+            !vars.iter().any(|v| v.starts_with(b"AGENT_RESUME_TAKE=")),
+            "{role:?}: the agent carries the pane's take key"
+        );
     }
 
     // Every saved pane is back, once, in its place and with its shell; the
@@ -1401,6 +1414,20 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
         typed: Some("codex -m gpt-5 -s workspace-write"),
     });
     let b = build_and_kill(&w, &specs);
+    // From here every `tmux` the world's processes run is noted with the
+    // pane it runs in, then the real one runs.
+    let calls = w.root().join("tmux-calls");
+    let wrapper = w.root().join("bin/tmux");
+    fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nprintf '%s %s\\n' \"${{TMUX_PANE:--}}\" \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            require("tmux").display()
+        ),
+    )
+    .expect("writes the tmux wrapper");
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).expect("chmod");
     let out = w.cli(
         "1",
         &["tmux", "restore", "-L", w.tmux.socket(), "--recreate"],
@@ -1426,6 +1453,33 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
     });
     assert_eq!(resumed.len(), 1, "{resumed:#?}");
     assert_eq!(resumed[0].argv, expected[&Role::Codex].0[1..]);
+    // The codex pane took its line by the key it was started with: its
+    // shell never asked the server which pane it is, as the plain shells,
+    // which have no line and so no key, each did.
+    let codex = live
+        .iter()
+        .find(|l| l.stable == b.stable[&Role::Codex])
+        .expect("the codex pane")
+        .target
+        .clone();
+    let asked = |log: &str, pane: &str| {
+        log.lines()
+            .filter(|l| l.starts_with(&format!("{pane} ")) && l.contains("display-message"))
+            .filter(|l| l.contains("@agent_resume_pane"))
+            .count()
+    };
+    let log = wait_for("each plain shell to ask for its pane's id", || {
+        let log = fs::read_to_string(&calls).unwrap_or_default();
+        live.iter()
+            .filter(|l| l.target != codex)
+            .all(|l| asked(&log, &l.target) == 1)
+            .then_some(log)
+    });
+    assert_eq!(
+        asked(&log, &codex),
+        0,
+        "the codex pane ({codex}) asked:\n{log}"
+    );
     w.finish();
 }
 
@@ -1520,8 +1574,8 @@ fn windows_and_splits_made_after_a_recreate_each_have_their_own_pane_id() {
     assert!(
         !session_env
             .lines()
-            .any(|l| l.starts_with("AGENT_RESUME_PANE")),
-        "the restored session's environment names a pane:\n{session_env}"
+            .any(|l| l.starts_with("AGENT_RESUME_PANE") || l.starts_with("AGENT_RESUME_TAKE")),
+        "the restored session's environment names a pane or its take key:\n{session_env}"
     );
 
     // As a user would: a new window, a split of a recreated window, a split

@@ -279,6 +279,7 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
 
     println!("== 1. agents start in panes of a private tmux server ==");
     let start = |cwd| Start {
+        take: None,
         id: fresh(),
         cwd: Some(cwd),
         shell: None,
@@ -401,7 +402,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
     let keep: HashSet<_> = layout.panes().map(|(p, _)| p.id).collect();
     let decided = decide(o, &layout, now, true, Some(&keep))?;
     let mut sink = telemetry_file::FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, &layout, now, &mut sink);
+    arm_and_report(&decided, &layout, now, &mut sink, None);
     print_plan(&decided.plans, &plan::places_of(&layout))?;
     println!("\n== 3. each resumed pane's shell takes its line at the first prompt ==");
     for pane in &panes {

@@ -18,9 +18,11 @@ use std::process::ExitCode;
 use agent_resume_core::{
     decide, rebuild, Catalog, Event, Outcome, PostureWindow, Shell, TelemetrySink,
 };
-use agent_resume_store::{OpenOptions, TakeError};
+use agent_resume_store::{OpenOptions, TakeError, Ticket};
+use agent_resume_tmux::Socket;
 use anyhow::Result;
 
+use crate::cmd::tmux;
 use crate::paths::Overrides;
 use crate::telemetry_file::{self, FileSink};
 use crate::{config, pane_env, paths, when};
@@ -50,11 +52,6 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     if !config::gate_quiet(o).enabled {
         return Ok(ExitCode::from(NOTHING));
     }
-    // Only read: a tmux pane without an id stays without one (restore
-    // matches such a pane as one someone else brought back).
-    let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
-        return Ok(ExitCode::from(NOTHING));
-    };
     let now = match &args.now {
         Some(t) => when::parse(t)?,
         None => when::now(),
@@ -68,10 +65,41 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         keep_wal: true,
         ..OpenOptions::default()
     };
-    let Some(store) = options.open_existing(&db)? else {
-        return Ok(ExitCode::from(NOTHING));
+    // A pane `tmux restore --recreate` made presents the key it was started
+    // with, on the server it runs under: no round trip to a server still
+    // busy making the restore's later windows. Anything else (no key, a
+    // key of another server, a key already used) asks the pane's id below.
+    let keyed = match args.pane {
+        Some(_) => None,
+        None => pane_env::take_key().and_then(|(key, socket)| {
+            let server = tmux::server_key(&Socket::Path(socket)).ok()?;
+            Some((key, server))
+        }),
     };
-    let armed = match store.take(pane) {
+    let mut store = None;
+    let mut taken = Ok(None);
+    if let Some((key, server)) = &keyed {
+        store = options.open_existing(&db)?;
+        let Some(store) = &store else {
+            return Ok(ExitCode::from(NOTHING));
+        };
+        taken = store.take_ticket(Ticket { key: *key, server });
+    }
+    if matches!(taken, Ok(None)) {
+        // Only read: a tmux pane without an id stays without one (restore
+        // matches such a pane as one someone else brought back).
+        let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+            return Ok(ExitCode::from(NOTHING));
+        };
+        if store.is_none() {
+            store = options.open_existing(&db)?;
+        }
+        let Some(store) = &store else {
+            return Ok(ExitCode::from(NOTHING));
+        };
+        taken = store.take(pane);
+    }
+    let armed = match taken {
         Ok(Some(a)) => a,
         Ok(None) => return Ok(ExitCode::from(NOTHING)),
         Err(TakeError::Unreadable) => {

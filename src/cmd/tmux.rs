@@ -38,7 +38,7 @@ use agent_resume_tmux::{
 use anyhow::{Context, Result};
 
 use crate::paths::{self, Overrides};
-use crate::restore::{arm_and_report, decide};
+use crate::restore::{arm_and_report, decide, Tickets};
 use crate::telemetry_file::{self, FileSink};
 use crate::{config, when};
 
@@ -589,14 +589,26 @@ pub fn restore_server(
         .plans
         .retain(|p| !matches!(fates.get(&p.pane), Some(Fate::Dead)));
     // Arm before any pane exists: a new pane's first prompt takes its line.
+    // Each pane to be created with a line is armed with a fresh take key,
+    // handed to its first process, so that `take` needs no round trip to
+    // a server still busy making the next windows.
+    let tickets = Tickets::fresh(
+        key.clone(),
+        decided
+            .plans
+            .iter()
+            .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
+            .filter(|p| matches!(fates.get(&p.pane), Some(Fate::Create(_))))
+            .map(|p| p.pane),
+    );
     let mut sink = FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, &layout, now, &mut sink);
+    arm_and_report(&decided, &layout, now, &mut sink, Some(&tickets));
 
     let mut attach = None;
     if recreate {
         // Sessions the server still has (listed once, before anything is made).
         let existing: BTreeSet<&str> = live.iter().map(|p| p.session.as_str()).collect();
-        let made = recreate_missing(tmux, &snap, &fates, &existing);
+        let made = recreate_missing(tmux, &snap, &fates, &existing, &tickets);
         if made.tried {
             // The one save of this restore, once everything is made; it
             // clears the option that kept the hooks quiet in the command
@@ -682,6 +694,7 @@ fn recreate_missing(
     snap: &Snapshot,
     fates: &BTreeMap<PaneId, Fate>,
     existing: &BTreeSet<&str>,
+    tickets: &Tickets,
 ) -> Recreated {
     let mut made_sessions = BTreeSet::new();
     let mut tried = false;
@@ -697,6 +710,7 @@ fn recreate_missing(
                     Some(Fate::Create(cwd)) => Some((
                         p.index,
                         Start {
+                            take: tickets.keys.get(&p.id).copied(),
                             id: p.id,
                             cwd: cwd.as_deref(),
                             shell: p.shell,

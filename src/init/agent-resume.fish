@@ -137,9 +137,15 @@ function __agent_resume_run_taken --argument-names what
     # Input already typed: leave the armed line for no one (take drops it).
     if test -n "$(commandline)"
         $__agent_resume_bin $take --has-input >/dev/null 2>&1
+        test "$what" = first; and set -e AGENT_RESUME_TAKE
         return 1
     end
-    set -l line ($__agent_resume_bin $take 2>/dev/null); or return 1
+    set -l line ($__agent_resume_bin $take 2>/dev/null)
+    set -l taken $status
+    # The key `tmux restore` started this pane with serves the first take
+    # only: nothing started from here carries it.
+    test "$what" = first; and set -e AGENT_RESUME_TAKE
+    test $taken -eq 0; or return 1
     test (count $line) -eq 1; or return 1
     # The command line holds a fixed word, and the line runs inside it;
     # the leading space keeps that word out of history.

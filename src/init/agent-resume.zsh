@@ -148,8 +148,13 @@ _agent_resume_first() {
   _agent_resume_in_tmux && key="tmux:$TMUX:$TMUX_PANE"
   [[ ${AGENT_RESUME_TAKEN-} == "$key" ]] && return 0
   export AGENT_RESUME_TAKEN="$key"
-  local line
-  line=$("$_agent_resume_bin" take --shell zsh 2>/dev/null) || return 0
+  local line taken
+  line=$("$_agent_resume_bin" take --shell zsh 2>/dev/null)
+  taken=$?
+  # The key `tmux restore` started this pane with serves this take only:
+  # nothing started from here carries it.
+  unset AGENT_RESUME_TAKE
+  (( taken == 0 )) || return 0
   eval "$line"
   _agent_resume_ended $?
 }

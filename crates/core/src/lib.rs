@@ -92,7 +92,7 @@ pub use invocation::{
     build, build_from_text, rebuild, BuildError, BuildRequest, Invocation, Refusal,
 };
 pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
-pub use pane::{BadPaneId, PaneId};
+pub use pane::{BadPaneId, PaneId, TakeKey};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
 pub use program::{FileFacts, FileKind};
 pub use recording::{Recording, Stored};

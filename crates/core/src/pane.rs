@@ -80,6 +80,38 @@ impl<'de> serde::Deserialize<'de> for PaneId {
     }
 }
 
+/// A single-use key `tmux restore --recreate` hands the first process of a
+/// pane it creates (`AGENT_RESUME_TAKE` in that pane's own spawn
+/// environment) and stores with the line it arms for the pane, bound to the
+/// tmux server it creates the pane on: the pane's first `take` finds its
+/// line by the key, without asking the server which pane it runs in. Random
+/// (the caller draws the bytes); parsed as strictly as a [`PaneId`], so a
+/// key can be written into a tmux command and read back from untrusted
+/// environment text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TakeKey(uuid::Uuid);
+
+impl TakeKey {
+    /// From random bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        TakeKey(uuid::Uuid::from_bytes(bytes))
+    }
+}
+
+impl FromStr for TakeKey {
+    type Err = BadPaneId;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse::<PaneId>().map(|p| TakeKey(p.0))
+    }
+}
+
+impl fmt::Display for TakeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0.hyphenated(), f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +155,55 @@ mod tests {
             r#""6f9619ff8b86d011b42d00c04fc964ff""#,
         ] {
             assert!(serde_json::from_str::<PaneId>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_take_key_is_read_as_strictly_as_a_pane_id() {
+        let k: TakeKey = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+            .parse()
+            .expect("valid");
+        assert_eq!(k.to_string(), "6f9619ff-8b86-d011-b42d-00c04fc964ff");
+        for bad in [
+            "",
+            "6f9619ff8b86d011b42d00c04fc964ff",
+            " 6f9619ff-8b86-d011-b42d-00c04fc964ff",
+            "6f9619ff-8b86-d011-b42d-00c04fc964ff\n",
+            "6f9619ff-8b86-d011-b42d-00c04fc964f;",
+        ] {
+            assert_eq!(bad.parse::<TakeKey>(), Err(BadPaneId), "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Environment text is untrusted: whatever it holds, a key is read
+        /// only from the 36-character hyphenated form (any case), and a key
+        /// read is exactly that text; the uuid crate's other forms of the
+        /// same key (simple, braced, URN) are no key.
+        #[test]
+        fn a_take_key_is_only_its_own_hyphenated_text(
+            text in "\\PC{0,40}",
+            bytes in proptest::prelude::any::<[u8; 16]>(),
+            upper in proptest::prelude::any::<bool>(),
+        ) {
+            if let Ok(key) = text.parse::<TakeKey>() {
+                proptest::prop_assert_eq!(key.to_string(), text.to_ascii_lowercase());
+            }
+            let id = uuid::Uuid::from_bytes(bytes);
+            let key = TakeKey::from_bytes(bytes);
+            let hyphenated = if upper {
+                id.hyphenated().to_string().to_ascii_uppercase()
+            } else {
+                id.hyphenated().to_string()
+            };
+            proptest::prop_assert_eq!(hyphenated.parse::<TakeKey>(), Ok(key));
+            for other in [
+                id.simple().to_string(),
+                id.braced().to_string(),
+                id.urn().to_string(),
+            ] {
+                proptest::prop_assert_eq!(other.parse::<TakeKey>(), Err(BadPaneId));
+            }
         }
     }
 

@@ -7,7 +7,7 @@
 //! arming a session id for one pane drop its arm for any other pane, in the
 //! same statement.
 
-use agent_resume_core::{AgentKind, PaneId, UnixMillis};
+use agent_resume_core::{AgentKind, PaneId, TakeKey, UnixMillis};
 use rusqlite::{params, OptionalExtension};
 
 use crate::error::{TakeError, WriteError};
@@ -32,15 +32,35 @@ pub struct Armed {
     pub observed_at: UnixMillis,
 }
 
+/// Where a pane that `tmux restore --recreate` creates may take its line
+/// from without naming the pane: the key handed to the pane's first
+/// process, and the server (its key, as `tmux servers` shows it) the pane
+/// was created on. Both must match at take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ticket<'a> {
+    /// The single-use key.
+    pub key: TakeKey,
+    /// The tmux server's key.
+    pub server: &'a str,
+}
+
 impl Store {
     /// Arms `line` (parsing to `argv`) for `pane`, replacing the pane's
     /// previous arm and any other pane's arm of the same session id.
     pub fn arm(&self, armed: &Armed) -> Result<(), WriteError> {
+        self.arm_with(armed, None)
+    }
+
+    /// [`Store::arm`], and the line may also be taken with `ticket`
+    /// ([`Store::take_ticket`]). Arming the pane again without a ticket
+    /// drops it.
+    pub fn arm_with(&self, armed: &Armed, ticket: Option<Ticket<'_>>) -> Result<(), WriteError> {
         self.writable()?;
         let argv = serde_json::to_string(&armed.argv).unwrap_or_else(|_| "[]".into());
         self.conn.execute(
-            "INSERT OR REPLACE INTO armed (pane, agent, session_id, line, argv, armed_at, observed_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT OR REPLACE INTO armed \
+             (pane, agent, session_id, line, argv, armed_at, observed_at, take_key, take_server) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 armed.pane.to_string(),
                 armed.agent.code(),
@@ -48,7 +68,9 @@ impl Store {
                 armed.line,
                 argv,
                 armed.armed_at.0,
-                armed.observed_at.0
+                armed.observed_at.0,
+                ticket.map(|t| t.key.to_string()),
+                ticket.map(|t| t.server),
             ],
         )?;
         Ok(())
@@ -58,6 +80,24 @@ impl Store {
     /// one `DELETE … RETURNING` statement. Refused on an untrusted or
     /// read-only database (nothing is taken then).
     pub fn take(&self, pane: PaneId) -> Result<Option<Armed>, TakeError> {
+        self.take_where("pane = ?1", &[&pane.to_string()])
+    }
+
+    /// Takes the invocation armed with `ticket` — its key on its server —
+    /// exactly once, as [`Store::take`]: a key presented on another server
+    /// takes nothing, and a key is gone once its line is taken either way.
+    pub fn take_ticket(&self, ticket: Ticket<'_>) -> Result<Option<Armed>, TakeError> {
+        self.take_where(
+            "take_key = ?1 AND take_server = ?2",
+            &[&ticket.key.to_string(), &ticket.server],
+        )
+    }
+
+    fn take_where(
+        &self,
+        condition: &str,
+        values: &[&dyn rusqlite::ToSql],
+    ) -> Result<Option<Armed>, TakeError> {
         if let Some(why) = self.distrust() {
             return Err(TakeError::Untrusted(why));
         }
@@ -71,40 +111,50 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "DELETE FROM armed WHERE pane = ?1 \
-                 RETURNING agent, session_id, line, argv, armed_at, observed_at",
-                [pane.to_string()],
+                &format!(
+                    "DELETE FROM armed WHERE {condition} \
+                     RETURNING pane, agent, session_id, line, argv, armed_at, observed_at"
+                ),
+                values,
                 |r| {
                     Ok((
-                        r.get::<_, i64>(0).ok(),
-                        r.get::<_, String>(1).ok(),
+                        r.get::<_, String>(0).ok(),
+                        r.get::<_, i64>(1).ok(),
                         r.get::<_, String>(2).ok(),
                         r.get::<_, String>(3).ok(),
-                        r.get::<_, i64>(4).ok(),
+                        r.get::<_, String>(4).ok(),
                         r.get::<_, i64>(5).ok(),
+                        r.get::<_, i64>(6).ok(),
                     ))
                 },
             )
             .optional()?;
-        let Some((agent, session_id, line, argv, armed_at, observed_at)) = row else {
+        let Some((pane, agent, session_id, line, argv, armed_at, observed_at)) = row else {
             return Ok(None);
         };
+        let pane = pane.and_then(|p| p.parse::<PaneId>().ok());
         let agent = agent
             .and_then(|c| u16::try_from(c).ok())
             .and_then(AgentKind::from_code);
         let argv = argv.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok());
-        match (agent, session_id, line, argv, armed_at, observed_at) {
-            (Some(agent), Some(session_id), Some(line), Some(argv), Some(at), Some(observed)) => {
-                Ok(Some(Armed {
-                    pane,
-                    agent,
-                    session_id,
-                    line,
-                    argv,
-                    armed_at: UnixMillis(at),
-                    observed_at: UnixMillis(observed),
-                }))
-            }
+        match (pane, agent, session_id, line, argv, armed_at, observed_at) {
+            (
+                Some(pane),
+                Some(agent),
+                Some(session_id),
+                Some(line),
+                Some(argv),
+                Some(at),
+                Some(observed),
+            ) => Ok(Some(Armed {
+                pane,
+                agent,
+                session_id,
+                line,
+                argv,
+                armed_at: UnixMillis(at),
+                observed_at: UnixMillis(observed),
+            })),
             _ => Err(TakeError::Unreadable),
         }
     }
@@ -158,6 +208,63 @@ mod tests {
             .take(PaneId::from_bytes([2; 16]))
             .expect("takes")
             .is_some());
+    }
+
+    const KEY: &str = "0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e";
+
+    fn ticket(server: &str) -> Ticket<'_> {
+        Ticket {
+            key: KEY.parse().expect("a key"),
+            server,
+        }
+    }
+
+    #[test]
+    fn a_ticket_takes_its_line_once_and_only_on_its_server() {
+        let store = Store::open_in_memory().expect("store");
+        let a = armed(1, "a");
+        store.arm_with(&a, Some(ticket("work"))).expect("arms");
+        let other = Ticket {
+            key: "1b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e"
+                .parse()
+                .expect("a key"),
+            server: "work",
+        };
+        assert_eq!(
+            store.take_ticket(other).expect("takes"),
+            None,
+            "another key"
+        );
+        assert_eq!(
+            store.take_ticket(ticket("default")).expect("takes"),
+            None,
+            "another server"
+        );
+        assert_eq!(
+            store.take_ticket(ticket("work")).expect("takes"),
+            Some(a.clone())
+        );
+        assert_eq!(
+            store.take_ticket(ticket("work")).expect("takes"),
+            None,
+            "once"
+        );
+        assert_eq!(store.take(a.pane).expect("takes"), None, "gone by pane too");
+    }
+
+    #[test]
+    fn a_line_armed_with_a_ticket_is_still_taken_by_its_pane_and_the_ticket_is_gone() {
+        let store = Store::open_in_memory().expect("store");
+        let a = armed(1, "a");
+        store.arm_with(&a, Some(ticket("work"))).expect("arms");
+        assert_eq!(store.take(a.pane).expect("takes"), Some(a.clone()));
+        store
+            .arm_with(&a, Some(ticket("work")))
+            .expect("arms again");
+        // Armed again without a ticket (a later restore): the key is dropped.
+        store.arm(&a).expect("arms without");
+        assert_eq!(store.take_ticket(ticket("work")).expect("takes"), None);
+        assert_eq!(store.take(a.pane).expect("takes"), Some(a));
     }
 
     #[test]

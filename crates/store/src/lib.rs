@@ -65,7 +65,7 @@ mod open;
 mod row;
 mod writer;
 
-pub use arm::Armed;
+pub use arm::{Armed, Ticket};
 pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
 pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
 pub use noted::Noted;

@@ -56,6 +56,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_move_tmux_layout_to_default_server.sql",
         sql: include_str!("../../../migrations/0007_move_tmux_layout_to_default_server.sql"),
     },
+    Migration {
+        version: 8,
+        name: "0008_add_armed_take_key.sql",
+        sql: include_str!("../../../migrations/0008_add_armed_take_key.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -258,3 +258,33 @@ fn inspecting_reports_the_files_own_version_and_never_migrates_it() {
         assert_eq!(migrate::version(&conn).expect("version"), v, "v{v}");
     }
 }
+
+/// A line armed before take keys existed is still taken by its pane after
+/// the migration, and no key takes it.
+#[test]
+fn a_line_armed_at_version_7_is_taken_by_its_pane_after_the_take_key_migration() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    let mut conn = Connection::open(&path).expect("opens");
+    migrate::migrate_to(&mut conn, 7).expect("migrates to 7");
+    conn.execute(
+        "INSERT INTO armed VALUES (?1, 1, 'sess', ' l', '[\"claude\"]', 5, 4)",
+        [pane(1).to_string()],
+    )
+    .expect("arms the version 7 way");
+    drop(conn);
+    let store = Store::open(&path).expect("migrates forward");
+    assert_eq!(store.schema_version(), LATEST);
+    let ticket = agent_resume_store::Ticket {
+        key: "0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e"
+            .parse()
+            .expect("a key"),
+        server: "default",
+    };
+    assert_eq!(store.take_ticket(ticket).expect("takes"), None);
+    let taken = store.take(pane(1)).expect("takes").expect("the old line");
+    assert_eq!(
+        (taken.session_id.as_str(), taken.argv),
+        ("sess", vec!["claude".to_owned()])
+    );
+}

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_resume_core::{PaneId, Shell};
+use agent_resume_core::{PaneId, Shell, TakeKey};
 use thiserror::Error;
 
 use crate::listing::{parse_listing, ListingError, LivePane, LIST_FORMAT};
@@ -35,6 +35,14 @@ pub const CLOCK_OPTION: &str = "@agent_resume_clock";
 /// another save; a save that never ran stops silencing once it passes.
 pub const SAVING_OPTION: &str = "@agent_resume_saving";
 
+/// The spawn-environment variable holding a new pane's [`TakeKey`].
+pub const TAKE_ENV: &str = "AGENT_RESUME_TAKE";
+
+/// The variables a new pane gets in its own spawn environment; `-e` on
+/// `new-session` also lands in tmux 3.3's session environment, so they are
+/// taken back out of it in the same command list.
+const SPAWN_ENV: [&str; 2] = ["AGENT_RESUME_PANE", TAKE_ENV];
+
 /// How a new pane starts.
 #[derive(Clone, Copy, Debug)]
 pub struct Start<'a> {
@@ -42,6 +50,10 @@ pub struct Start<'a> {
     /// list that creates the pane, and `AGENT_RESUME_PANE` in the pane's own
     /// spawn environment (never a session's or the server's).
     pub id: PaneId,
+    /// The single-use key its first `take` may present instead of asking
+    /// the server which pane it runs in ([`TAKE_ENV`] in the pane's own
+    /// spawn environment); `None` for a pane with no armed line.
+    pub take: Option<TakeKey>,
     /// Its directory, when it still exists.
     pub cwd: Option<&'a Path>,
     /// Its shell; `None` for the server's default command.
@@ -392,6 +404,11 @@ impl Tmux {
         args.push("-e".into());
         let env = format!("AGENT_RESUME_PANE={}", start.id);
         args.push(literal(Value::Environment, OsStr::new(&env))?);
+        if let Some(key) = start.take {
+            args.push("-e".into());
+            let env = format!("{TAKE_ENV}={key}");
+            args.push(literal(Value::Environment, OsStr::new(&env))?);
+        }
         args.extend(["-P", "-F", "#{pane_id}"].map(OsString::from));
         // A known shell by name only: never a command line from the snapshot.
         if let Some(shell) = start.shell {
@@ -406,6 +423,24 @@ impl Tmux {
             );
         }
         Ok(args)
+    }
+
+    /// `set-environment -u` of each [`SPAWN_ENV`] variable in session
+    /// `name`'s environment.
+    fn unset_spawn_env(name: &str) -> Result<Vec<Vec<OsString>>, TmuxError> {
+        let session = session_target(name)?;
+        Ok(SPAWN_ENV
+            .iter()
+            .map(|var| {
+                vec![
+                    "set-environment".into(),
+                    "-u".into(),
+                    "-t".into(),
+                    session.clone(),
+                    (*var).into(),
+                ]
+            })
+            .collect())
     }
 
     /// Makes a whole window — `window.panes` in order, the first one by
@@ -496,16 +531,9 @@ impl Tmux {
                     Self::set_id_command(Some(target.clone()), first.id),
                 );
                 // `-e` goes to the session environment in tmux 3.3: out again.
-                then(
-                    &mut args,
-                    vec![
-                        "set-environment".into(),
-                        "-u".into(),
-                        "-t".into(),
-                        session_target(name)?,
-                        "AGENT_RESUME_PANE".into(),
-                    ],
-                );
+                for command in Self::unset_spawn_env(name)? {
+                    then(&mut args, command);
+                }
             }
             None => {
                 let mut create: Vec<OsString> = vec![
@@ -636,17 +664,11 @@ impl Tmux {
         // active pane it is) gets its id, and `-e`, which tmux 3.3 puts in
         // the session environment every later window and split would
         // inherit, is taken back out of it at once.
-        let session = session_target(name)?;
-        let then = vec![
-            Self::set_id_command(Some(current_window_target(name)?.into()), start.id),
-            vec![
-                "set-environment".into(),
-                "-u".into(),
-                "-t".into(),
-                session,
-                "AGENT_RESUME_PANE".into(),
-            ],
-        ];
+        let mut then = vec![Self::set_id_command(
+            Some(current_window_target(name)?.into()),
+            start.id,
+        )];
+        then.extend(Self::unset_spawn_env(name)?);
         let target = self.create("new-session", args, start, then)?;
         // The first window takes the session's base-index: move it to the saved index.
         let _ = self.run(
@@ -779,7 +801,12 @@ mod tests {
     #[test]
     fn a_window_list_keeps_every_value_whole_and_sets_each_pane_id_where_it_is_made() {
         let ids = [PaneId::from_bytes([1; 16]), PaneId::from_bytes([2; 16])];
+        let key: TakeKey = "0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e"
+            .parse()
+            .expect("a key");
+        // The first pane has an armed line (a take key), the second none.
         let panes = ids.map(|id| Start {
+            take: (id == ids[0]).then_some(key),
             id,
             cwd: Some(Path::new("/w/a b;")),
             shell: Some(Shell::Bash),
@@ -810,6 +837,7 @@ mod tests {
                 "new-session",
                 "set-option",
                 "set-environment",
+                "set-environment",
                 "split-window",
                 "set-option",
                 "last-pane",
@@ -819,6 +847,20 @@ mod tests {
                 "move-window",
                 "set-option",
             ]
+        );
+        // Each pane's key in its own spawn environment only; the session
+        // environment `-e` also lands in is emptied of both variables.
+        let take = format!("{TAKE_ENV}={key}");
+        assert!(commands[1].windows(2).any(|w| w == ["-e", take.as_str()]));
+        assert_eq!(commands[5][0], "split-window");
+        assert!(!commands[5].iter().any(|w| w.starts_with(TAKE_ENV)));
+        assert_eq!(
+            commands[3],
+            ["set-environment", "-u", "-t", "=s\\;", "AGENT_RESUME_PANE"]
+        );
+        assert_eq!(
+            commands[4],
+            ["set-environment", "-u", "-t", "=s\\;", TAKE_ENV]
         );
         assert!(commands
             .iter()
@@ -834,15 +876,19 @@ mod tests {
             commands[2],
             ["set-option", "-p", "-t", "=s;:", PANE_OPTION, &id(0)]
         );
-        assert_eq!(commands[5], ["set-option", "-p", PANE_OPTION, &id(1)]);
-        assert_eq!(commands[6], ["last-pane", "-t", "=s;:"]);
-        assert_eq!(commands[9], ["set-option", "-t", "=s;:", "base-index", "3"]);
+        assert_eq!(commands[6], ["set-option", "-p", PANE_OPTION, &id(1)]);
+        assert_eq!(commands[7], ["last-pane", "-t", "=s;:"]);
+        assert_eq!(
+            commands[10],
+            ["set-option", "-t", "=s;:", "base-index", "3"]
+        );
     }
 
     #[test]
     fn a_window_list_refuses_an_unsafe_value_before_tmux_runs() {
         let t = Tmux::new(Socket::Path("/nonexistent/agent-resume-test".into()));
         let start = |cwd: &'static str| Start {
+            take: None,
             id: PaneId::from_bytes([1; 16]),
             cwd: Some(Path::new(cwd)),
             shell: None,
@@ -908,6 +954,7 @@ mod tests {
             refused(Value::TargetSession, Refusal::ControlCharacter)
         );
         let start = |cwd: &'static str, name| Start {
+            take: None,
             id: PaneId::from_bytes([1; 16]),
             cwd: Some(Path::new(cwd)),
             shell: None,

@@ -69,7 +69,7 @@ mod prompt;
 
 pub use command::{
     Made, NewWindow, Socket, Start, Tmux, TmuxError, CLOCK_OPTION, PANE_OPTION, RESTORING_OPTION,
-    SAVING_OPTION,
+    SAVING_OPTION, TAKE_ENV,
 };
 pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
 pub use literal::{

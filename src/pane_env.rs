@@ -15,6 +15,11 @@
 //! of each pane it creates in the same tmux command list that creates it,
 //! so no shell in it can ask before the option is there.
 //!
+//! A pane `tmux restore --recreate` created may instead present the take
+//! key it was started with ([`take_key`]); `take` looks its line up by that
+//! key and the server `$TMUX` names, and falls back to the pane option
+//! when that finds nothing (docs/tmux.md, "Take keys").
+//!
 //! [`resolve`] gives a tmux pane without an id a fresh one (a command that
 //! records something needs a pane to record it under); [`existing`] never
 //! does (`take` only reads: a pane the restore has not matched yet must stay

@@ -6,6 +6,11 @@
 //! With `--has-input` or `--queued-command` the armed line is consumed and
 //! dropped, so it can never fire later.
 //!
+//! Without `--pane`, a pane `tmux restore --recreate` made presents its
+//! take key (`AGENT_RESUME_TAKE`) under the server `$TMUX` names, and its
+//! line is found by both without asking tmux; otherwise the pane is named
+//! as [`crate::pane_env`] says.
+//!
 //! Time is checked again at the moment of taking: an armed line older than
 //! the armed expiry (`armed_expiry_minutes` in the config file or
 //! `AGENT_RESUME_ARMED_EXPIRY_MINUTES`, default 10 minutes), or dated in the

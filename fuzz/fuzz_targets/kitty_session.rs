@@ -4,16 +4,11 @@
 #![no_main]
 use agent_resume_core::{PaneId, Shell};
 use agent_resume_kitty::{literal, reread, session_file, OsWindowSnap, Snapshot, TabSnap, Value, WindowSnap};
-/// `items` in groups of two, moved rather than cloned.
 fn pairs<T>(items: Vec<T>) -> impl Iterator<Item = Vec<T>> {
     let mut items = items.into_iter();
     std::iter::from_fn(move || Some(items.by_ref().take(2).collect::<Vec<T>>()).filter(|g| !g.is_empty()))
 }
-/// At most this many windows per input; the last one keeps the rest of the input, NUL bytes and
-/// all (a directory the boundary must refuse). Each window is written and read on its own, so more
-/// windows repeat what these test: uncapped, libFuzzer's inserted NULs grew inputs to hundreds of
-/// windows and halved the executions of a 30 s run at the same coverage.
-const WINDOWS: usize = 32;
+const WINDOWS: usize = 32; // at most; the last keeps the rest, NULs and all (docs/fuzzing.md)
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let windows: Vec<WindowSnap> = data.splitn(WINDOWS, |&b| b == 0).enumerate().map(|(i, cwd)| WindowSnap {
         kitty_id: i as u64, pid: None, id: PaneId::from_bytes([i as u8; 16]), cwd: String::from_utf8_lossy(cwd).into_owned(),

@@ -118,11 +118,35 @@ fn version_only() -> bool {
     )
 }
 
+/// `agent-resume init <target>` with nothing else: every new shell's rc
+/// line runs it, so it is answered before the command line parser is built,
+/// with the bytes the parsed command prints (test
+/// `the_init_fast_path_prints_what_the_parsed_command_would`). Anything else
+/// (another spelling, more words) goes through the parser.
+fn init_only() -> Option<cmd::init::Target> {
+    let mut args = std::env::args_os().skip(1);
+    match (args.next(), args.next(), args.next()) {
+        (Some(init), Some(target), None) if init == "init" => {
+            cmd::init::Target::from_word(target.to_str()?)
+        }
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
     if version_only() {
         use std::io::Write as _;
         // A closed pipe ends it as quietly as every other listing.
         let _closed = std::io::stdout().lock().write_all(VERSION_LINE.as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(target) = init_only() {
+        use std::io::Write as _;
+        // As `print!` would, but a closed pipe ends it quietly instead of in
+        // the panic hook that the parsed path installs for it.
+        let _closed = std::io::stdout()
+            .lock()
+            .write_all(cmd::init::script(target).as_bytes());
         return ExitCode::SUCCESS;
     }
     quiet_on_closed_stdout();
@@ -218,7 +242,42 @@ fn quiet_on_closed_stdout() {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
+
+    /// Every target's fast-path answer is what the parsed `init` prints,
+    /// and every word the parser takes is one the fast path knows.
+    #[test]
+    fn the_init_fast_path_prints_what_the_parsed_command_would() {
+        use clap::ValueEnum;
+        let targets = crate::cmd::init::Target::value_variants();
+        for target in targets {
+            let word = target
+                .to_possible_value()
+                .expect("a visible target")
+                .get_name()
+                .to_owned();
+            let fast = crate::cmd::init::Target::from_word(&word)
+                .unwrap_or_else(|| panic!("the fast path misses `init {word}`"));
+            let parsed = match super::Cli::try_parse_from(["agent-resume", "init", &word])
+                .expect("parses")
+                .command
+            {
+                super::Command::Init(args) => args.shell,
+                _ => panic!("`init {word}` is not the init command"),
+            };
+            assert_eq!(
+                crate::cmd::init::script(fast),
+                crate::cmd::init::script(parsed),
+                "init {word}"
+            );
+        }
+        for other in ["Bash", "BASH", "bash ", "", "sh", "powershell"] {
+            assert!(
+                crate::cmd::init::Target::from_word(other).is_none(),
+                "`{other}` is for the parser to refuse"
+            );
+        }
+    }
 
     #[test]
     fn the_version_fast_path_prints_what_clap_would() {

@@ -23,10 +23,25 @@ pub enum Target {
     Kitty,
 }
 
+impl Target {
+    /// The target a command line word names, spelled as the parser takes
+    /// it (lowercase, exact); `None` for any other word.
+    pub fn from_word(word: &str) -> Option<Target> {
+        Some(match word {
+            "bash" => Target::Bash,
+            "zsh" => Target::Zsh,
+            "fish" => Target::Fish,
+            "tmux" => Target::Tmux,
+            "kitty" => Target::Kitty,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The shell to integrate with.
-    shell: Target,
+    pub shell: Target,
 }
 
 const BASH: &str = include_str!("../init/agent-resume.bash");

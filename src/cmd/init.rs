@@ -10,7 +10,7 @@ use agent_resume_tmux::{CLOCK_OPTION, RESTORING_OPTION, SAVING_OPTION};
 use anyhow::Result;
 use clap::ValueEnum;
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Target {
     Bash,
     Zsh,
@@ -21,21 +21,6 @@ pub enum Target {
     /// The kitty.conf lines that put kitty's remote control on a socket of
     /// this user's (the shell integration saves the snapshot at each prompt).
     Kitty,
-}
-
-impl Target {
-    /// The target a command line word names, spelled as the parser takes
-    /// it (lowercase, exact); `None` for any other word.
-    pub fn from_word(word: &str) -> Option<Target> {
-        Some(match word {
-            "bash" => Target::Bash,
-            "zsh" => Target::Zsh,
-            "fish" => Target::Fish,
-            "tmux" => Target::Tmux,
-            "kitty" => Target::Kitty,
-            _ => return None,
-        })
-    }
 }
 
 #[derive(clap::Args)]

@@ -141,13 +141,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(target) = init_only(std::env::args_os().skip(1)) {
-        use std::io::Write as _;
-        // As `print!` would, but a closed pipe ends it quietly instead of in
-        // the panic hook that the parsed path installs for it.
-        let _closed = std::io::stdout()
-            .lock()
-            .write_all(cmd::init::script(target).as_bytes());
-        return ExitCode::SUCCESS;
+        return cmd::init::run(target);
     }
     quiet_on_closed_stdout();
     let cli = Cli::parse();
@@ -172,7 +166,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => Ok(cmd::hook::run(args, &paths)),
         Command::Report(args) => cmd::report::run(args, &paths),
         Command::Capture(args) => cmd::capture::run(args, &paths),
-        Command::Init(args) => cmd::init::run(args),
+        Command::Init(args) => Ok(cmd::init::run(args.shell)),
         Command::Note(args) => Ok(cmd::note::run(args, &paths)),
         Command::InstallHooks(args) => cmd::hooks::run(args, true),
         Command::UninstallHooks(args) => cmd::hooks::run(args, false),

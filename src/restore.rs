@@ -41,20 +41,20 @@ const MAX_LAYOUT: u64 = 16 << 20;
 
 /// Reads a layout file (`-` for stdin).
 pub fn read_layout(path: &Path) -> Result<Layout> {
-    let mut text = Vec::new();
-    if path == Path::new("-") {
+    let text = if path == Path::new("-") {
+        let mut bytes = Vec::new();
         std::io::stdin()
             .take(MAX_LAYOUT)
-            .read_to_end(&mut text)
+            .read_to_end(&mut bytes)
             .context("cannot read the layout from stdin")?;
+        String::from_utf8(bytes).context("the layout on stdin is not UTF-8")?
     } else {
-        text = file::read(path, Kind::Layout, MAX_LAYOUT)?;
-    }
-    // UTF-8 checked once over the whole text (a fast scan) rather than
-    // string by string inside the parser.
-    let text = std::str::from_utf8(&text)
-        .context("layout is not a valid layout document (see docs/layout.md): not UTF-8")?;
-    serde_json::from_str(text).context("layout is not a valid layout document (see docs/layout.md)")
+        // UTF-8 checked once over the whole text rather than string by
+        // string inside the parser.
+        file::read_text(path, Kind::Layout, MAX_LAYOUT)?
+    };
+    serde_json::from_str(&text)
+        .context("layout is not a valid layout document (see docs/layout.md)")
 }
 
 /// A decided restore.

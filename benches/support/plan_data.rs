@@ -33,7 +33,7 @@ pub fn pane(n: u32) -> PaneId {
     PaneId::from_bytes(b)
 }
 
-pub fn session(n: u32) -> String {
+fn session(n: u32) -> String {
     format!("00000000-0000-4000-8000-{n:012x}")
 }
 

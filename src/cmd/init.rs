@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use agent_resume_core::{quote, Catalog};
 use agent_resume_tmux::{CLOCK_OPTION, RESTORING_OPTION, SAVING_OPTION};
-use anyhow::Result;
 use clap::ValueEnum;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -129,7 +128,12 @@ fn tmux_hooks() -> String {
     out
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    print!("{}", script(args.shell));
-    Ok(ExitCode::SUCCESS)
+/// Prints `target`'s script; also the answer of `main`'s fast path, before
+/// the command line parser. A closed pipe ends it quietly.
+pub fn run(target: Target) -> ExitCode {
+    use std::io::Write as _;
+    let _closed = std::io::stdout()
+        .lock()
+        .write_all(script(target).as_bytes());
+    ExitCode::SUCCESS
 }

@@ -81,29 +81,24 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             Some((key, server))
         }),
     };
-    let mut store = None;
-    let mut taken = Ok(None);
-    if let Some((key, server)) = &keyed {
-        store = options.open_existing(&db)?;
-        let Some(store) = &store else {
-            return Ok(ExitCode::from(NOTHING));
-        };
-        taken = store.take_ticket(Ticket { key: *key, server });
-    }
-    if matches!(taken, Ok(None)) {
-        // Only read: a tmux pane without an id stays without one (restore
-        // matches such a pane as one someone else brought back).
-        let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
-            return Ok(ExitCode::from(NOTHING));
-        };
-        if store.is_none() {
-            store = options.open_existing(&db)?;
+    let Some(store) = options.open_existing(&db)? else {
+        return Ok(ExitCode::from(NOTHING));
+    };
+    let by_key = match &keyed {
+        Some((key, server)) => store.take_ticket(Ticket { key: *key, server }),
+        None => Ok(None),
+    };
+    let taken = match by_key {
+        Ok(None) => {
+            // Only read: a tmux pane without an id stays without one
+            // (restore matches such a pane as one someone else brought back).
+            let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+                return Ok(ExitCode::from(NOTHING));
+            };
+            store.take(pane)
         }
-        let Some(store) = &store else {
-            return Ok(ExitCode::from(NOTHING));
-        };
-        taken = store.take(pane);
-    }
+        found => found,
+    };
     let armed = match taken {
         Ok(Some(a)) => a,
         Ok(None) => return Ok(ExitCode::from(NOTHING)),

@@ -15,6 +15,11 @@
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
 
 __agent_resume_bin=@AGENT_RESUME_BIN@
+# The key `tmux restore` started this pane with serves its first take
+# only: kept unexported from here, so nothing started from this shell
+# (rc files, nested shells, the agent) carries it.
+__agent_resume_take_key=${AGENT_RESUME_TAKE-}
+unset -v AGENT_RESUME_TAKE
 __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 export AGENT_RESUME_SHELL=bash
@@ -195,13 +200,9 @@ __agent_resume_first() {
   __agent_resume_in_tmux && key="tmux:$TMUX:$TMUX_PANE"
   [ "${AGENT_RESUME_TAKEN-}" = "$key" ] && return 0
   export AGENT_RESUME_TAKEN="$key"
-  local line taken
-  line=$("$__agent_resume_bin" take --shell bash 2>/dev/null)
-  taken=$?
-  # The key `tmux restore` started this pane with serves this take only:
-  # nothing started from here carries it.
-  unset AGENT_RESUME_TAKE
-  [ "$taken" = 0 ] || return 0
+  local line key=$__agent_resume_take_key
+  __agent_resume_take_key=
+  line=$(AGENT_RESUME_TAKE=$key "$__agent_resume_bin" take --shell bash 2>/dev/null) || return 0
   eval "$line"
   __agent_resume_ended $?
 }

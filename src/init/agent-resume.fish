@@ -28,6 +28,11 @@
 # line armed.
 
 set -g __agent_resume_bin @AGENT_RESUME_BIN@
+# The key `tmux restore` started this pane with serves its first take
+# only: kept unexported from here, so nothing started from this shell
+# (rc files, nested shells, the agent) carries it.
+set -g __agent_resume_take_key "$AGENT_RESUME_TAKE"
+set -e AGENT_RESUME_TAKE
 set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 set -gx AGENT_RESUME_SHELL fish
@@ -133,19 +138,19 @@ end
 
 function __agent_resume_run_taken --argument-names what
     set -l take take --shell fish
-    test "$what" = first; or set take $take --pane $what
+    set -l key
+    if test "$what" = first
+        set key $__agent_resume_take_key
+        set -g __agent_resume_take_key
+    else
+        set take $take --pane $what
+    end
     # Input already typed: leave the armed line for no one (take drops it).
     if test -n "$(commandline)"
-        $__agent_resume_bin $take --has-input >/dev/null 2>&1
-        test "$what" = first; and set -e AGENT_RESUME_TAKE
+        AGENT_RESUME_TAKE="$key" $__agent_resume_bin $take --has-input >/dev/null 2>&1
         return 1
     end
-    set -l line ($__agent_resume_bin $take 2>/dev/null)
-    set -l taken $status
-    # The key `tmux restore` started this pane with serves the first take
-    # only: nothing started from here carries it.
-    test "$what" = first; and set -e AGENT_RESUME_TAKE
-    test $taken -eq 0; or return 1
+    set -l line (AGENT_RESUME_TAKE="$key" $__agent_resume_bin $take 2>/dev/null); or return 1
     test (count $line) -eq 1; or return 1
     # The command line holds a fixed word, and the line runs inside it;
     # the leading space keeps that word out of history.

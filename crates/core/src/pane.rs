@@ -43,7 +43,7 @@ impl FromStr for PaneId {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         // Only the 36-character hyphenated form: no braces, URNs or simple hex.
-        if s.len() != 36 {
+        if s.len() != PaneId::TEXT_LEN {
             return Err(BadPaneId);
         }
         uuid::Uuid::try_parse(s).map(PaneId).map_err(|_| BadPaneId)
@@ -89,12 +89,12 @@ impl<'de> serde::Deserialize<'de> for PaneId {
 /// key can be written into a tmux command and read back from untrusted
 /// environment text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TakeKey(uuid::Uuid);
+pub struct TakeKey(PaneId);
 
 impl TakeKey {
     /// From random bytes.
     pub const fn from_bytes(bytes: [u8; 16]) -> Self {
-        TakeKey(uuid::Uuid::from_bytes(bytes))
+        TakeKey(PaneId::from_bytes(bytes))
     }
 }
 
@@ -102,13 +102,13 @@ impl FromStr for TakeKey {
     type Err = BadPaneId;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        s.parse::<PaneId>().map(|p| TakeKey(p.0))
+        s.parse().map(TakeKey)
     }
 }
 
 impl fmt::Display for TakeKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0.hyphenated(), f)
+        self.0.fmt(f)
     }
 }
 

@@ -18,17 +18,6 @@ use time::OffsetDateTime;
 /// The most bytes of one text kept before cleaning.
 const MAX_RAW_TEXT: usize = 4096;
 
-fn cap(s: &str) -> String {
-    if s.len() <= MAX_RAW_TEXT {
-        return s.to_owned();
-    }
-    let mut end = MAX_RAW_TEXT;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_owned()
-}
-
 /// A string, or nothing when the value is of another type.
 #[derive(Debug, Default)]
 pub struct Str<'a>(pub Option<Cow<'a, str>>);
@@ -278,7 +267,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Msg<'a> {
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Msg<'a>, E> {
                 Ok(Msg {
-                    text: Some(Cow::Owned(cap(v))),
+                    text: Some(Cow::Owned(cap_cow(Cow::Borrowed(v)).into_owned())),
                     ..Msg::default()
                 })
             }
@@ -739,7 +728,7 @@ pub fn bodies<'a>(raw: &'a [u8], spans: &Spans) -> Bodies<'a> {
     let mut values: [Option<&[u8]>; 5] = [None; 5];
     for (i, v) in values.iter_mut().enumerate() {
         match spans.value(raw, i) {
-            Ok(Some(x)) if x.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= DEEP => {
+            Ok(Some(x)) if memchr::memchr2_iter(b'[', b'{', x).nth(DEEP - 1).is_some() => {
                 return whole(raw);
             }
             Ok(x) => *v = x,

@@ -57,11 +57,6 @@ fn subsequence(hay: &str, needle: &str) -> bool {
 /// (its characters in order, case-insensitive) one of the session's id,
 /// title, directory or first prompt. An empty query matches everything.
 pub fn fuzzy_match(s: &SessionInfo, query: &str) -> bool {
-    // No term matches everything: nothing to build for the listing's
-    // usual empty query.
-    if query.split_whitespace().next().is_none() {
-        return true;
-    }
     let cwd = s
         .cwd
         .as_deref()

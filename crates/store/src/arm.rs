@@ -95,7 +95,7 @@ impl Store {
 
     fn take_where(
         &self,
-        condition: &str,
+        condition: &'static str,
         values: &[&dyn rusqlite::ToSql],
     ) -> Result<Option<Armed>, TakeError> {
         if let Some(why) = self.distrust() {

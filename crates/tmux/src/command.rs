@@ -35,13 +35,16 @@ pub const CLOCK_OPTION: &str = "@agent_resume_clock";
 /// another save; a save that never ran stops silencing once it passes.
 pub const SAVING_OPTION: &str = "@agent_resume_saving";
 
+/// The spawn-environment variable holding a new pane's stable id.
+const PANE_ENV: &str = "AGENT_RESUME_PANE";
+
 /// The spawn-environment variable holding a new pane's [`TakeKey`].
 pub const TAKE_ENV: &str = "AGENT_RESUME_TAKE";
 
 /// The variables a new pane gets in its own spawn environment; `-e` on
 /// `new-session` also lands in tmux 3.3's session environment, so they are
 /// taken back out of it in the same command list.
-const SPAWN_ENV: [&str; 2] = ["AGENT_RESUME_PANE", TAKE_ENV];
+const SPAWN_ENV: [&str; 2] = [PANE_ENV, TAKE_ENV];
 
 /// How a new pane starts.
 #[derive(Clone, Copy, Debug)]
@@ -401,12 +404,9 @@ impl Tmux {
         }
         // The new pane's spawn environment only (for `new-session` the
         // caller's `then` unsets it from the session environment).
-        args.push("-e".into());
-        let env = format!("AGENT_RESUME_PANE={}", start.id);
-        args.push(literal(Value::Environment, OsStr::new(&env))?);
-        if let Some(key) = start.take {
+        let key = start.take.map(|key| format!("{TAKE_ENV}={key}"));
+        for env in std::iter::once(format!("{PANE_ENV}={}", start.id)).chain(key) {
             args.push("-e".into());
-            let env = format!("{TAKE_ENV}={key}");
             args.push(literal(Value::Environment, OsStr::new(&env))?);
         }
         args.extend(["-P", "-F", "#{pane_id}"].map(OsString::from));

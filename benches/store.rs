@@ -47,6 +47,7 @@ fn rec(n: u64, at: i64) -> Recording {
         cwd: PathBuf::from("/home/me/src/some-project"),
         observed_at: UnixMillis(at),
         config_home: None,
+        dir: None,
     }
 }
 

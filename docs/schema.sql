@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -18,7 +18,7 @@ CREATE TABLE agent_sessions (
     cwd         BLOB    NOT NULL,             -- raw OS bytes of the directory
     observed_at INTEGER NOT NULL,             -- Unix milliseconds, UTC
     config_home BLOB                          -- raw OS bytes of CLAUDE_CONFIG_DIR, CODEX_HOME, …, when known
-) STRICT, WITHOUT ROWID;
+, dir_canonical BLOB, dir_volume INTEGER, dir_inode INTEGER) STRICT, WITHOUT ROWID;
 
 CREATE TABLE armed (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId

@@ -4,11 +4,11 @@
 //! nothing.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    extract, Capture, Catalog, Change, Extraction, Observation, PaneContext, PaneId, Recording,
-    UnixMillis,
+    extract, Capture, Catalog, Change, DirIdentity, Extraction, Observation, PaneContext, PaneId,
+    Recording, UnixMillis,
 };
 use agent_resume_store::{RowState, Set, Store, Writer};
 use anyhow::Result;
@@ -32,6 +32,9 @@ impl PaneContext for Known {
     }
     fn config_home(&self) -> Option<PathBuf> {
         self.config_home.clone()
+    }
+    fn dir_identity(&self, cwd: &Path) -> Option<DirIdentity> {
+        agent_resume_discover::file::dir_identity(cwd)
     }
 }
 

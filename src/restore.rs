@@ -8,8 +8,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    plan, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput, PostureWindow,
-    Stored, TakeKey, TelemetrySink, UnixMillis, Verdict,
+    plan, DirIdentity, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput,
+    PostureWindow, Stored, TakeKey, TelemetrySink, UnixMillis, Verdict,
 };
 use agent_resume_discover::file::{self, Kind};
 use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
@@ -33,6 +33,9 @@ impl FsProbe for RealFs {
     }
     fn user(&self) -> Option<u32> {
         Some(file::user())
+    }
+    fn identity(&self, path: &Path) -> Option<DirIdentity> {
+        file::dir_identity(path)
     }
 }
 

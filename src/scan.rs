@@ -436,6 +436,7 @@ mod tests {
             cwd: PathBuf::from("/w/p"),
             observed_at: UnixMillis(at),
             config_home: None,
+            dir: None,
         };
         apply(
             Store::open(db).expect("opens"),

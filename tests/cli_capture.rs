@@ -507,6 +507,20 @@ fn claude_session_start_records_the_id_a_repeat_changes_nothing_and_clear_replac
     assert_eq!(first[0]["agent"], "claude");
     assert_eq!(first[0]["pane"], PANE);
     assert_eq!(first[0]["cwd"], env.work().to_str().unwrap());
+    // What the directory was is kept beside its name (docs/security.md,
+    // "Directory identity").
+    let (canonical, inode): (Vec<u8>, i64) = rusqlite::Connection::open(env.db())
+        .expect("opens")
+        .query_row(
+            "SELECT dir_canonical, dir_inode FROM agent_sessions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("the recording has a directory identity");
+    let real = std::fs::canonicalize(env.work()).expect("canonical");
+    assert_eq!(canonical, real.as_os_str().as_encoded_bytes());
+    let meta = std::fs::metadata(&real).expect("stat");
+    assert_eq!(inode as u64, std::os::unix::fs::MetadataExt::ino(&meta));
 
     // The same id again (every hook event carries it): nothing changes, not
     // even the observation time.

@@ -708,6 +708,131 @@ fn a_restored_directory_reached_through_a_symlink_is_the_recorded_one() {
     assert_eq!(verdict(&plan[&pane(2)]), ("resume", None));
 }
 
+#[test]
+fn a_recorded_directory_replaced_by_a_link_or_another_directory_is_directory_changed() {
+    let env = Env::new();
+    env.enable();
+    let repo = env.work("repo");
+    let (sub, again) = (repo.join("sub"), repo.join("again"));
+    let elsewhere = env.work("elsewhere");
+    fs::create_dir(&sub).expect("mkdir sub");
+    fs::create_dir(&again).expect("mkdir again");
+    env.record(
+        &pane(1),
+        "claude",
+        &sid(1),
+        &sub,
+        MINUTE_AGO,
+        "claude --permission-mode plan",
+    );
+    env.record(&pane(2), "claude", &sid(2), &again, MINUTE_AGO, "claude");
+    env.record(
+        &pane(3),
+        "claude",
+        &sid(3),
+        &elsewhere,
+        MINUTE_AGO,
+        "claude",
+    );
+    let l = env.write_layout(
+        "swapped",
+        &layout(
+            true,
+            vec![window(
+                true,
+                Some(1),
+                vec![
+                    pane_spec(1, Some(&sub)),
+                    pane_spec(2, Some(&again)),
+                    pane_spec(3, Some(&elsewhere)),
+                ],
+            )],
+        ),
+    );
+    let before = env.plan(&l);
+    for n in 1..=3 {
+        assert_eq!(verdict(&before[&pane(n)]), ("resume", None), "pane {n}");
+    }
+    // A pulled commit turns `sub` into a link to a sibling; another
+    // directory is moved into the place of `again`.
+    fs::remove_dir(&sub).expect("rmdir sub");
+    std::os::unix::fs::symlink("../elsewhere", &sub).expect("symlink");
+    let other = repo.join("other");
+    fs::create_dir(&other).expect("mkdir other");
+    fs::remove_dir(&again).expect("rmdir again");
+    fs::rename(&other, &again).expect("moves other into its place");
+    let plan = env.plan(&l);
+    assert_eq!(
+        verdict(&plan[&pane(1)]),
+        ("skip", Some("directory_changed"))
+    );
+    assert_eq!(
+        verdict(&plan[&pane(2)]),
+        ("skip", Some("directory_changed"))
+    );
+    assert_eq!(verdict(&plan[&pane(3)]), ("resume", None), "untouched");
+    let out = explain(&env, &l, 1);
+    assert_eq!(
+        marks(&out).1,
+        ["the directory at the recorded path is not the one the agent ran in"],
+        "{out}"
+    );
+    env.restore(&l);
+    let outcomes: Vec<String> = env
+        .events()
+        .iter()
+        .map(|e| e["outcome"].as_str().expect("outcome").to_owned())
+        .collect();
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| *o == "directory_changed")
+            .count(),
+        2,
+        "{outcomes:?}"
+    );
+    assert_eq!(env.count("armed"), 1, "only the untouched pane is armed");
+}
+
+#[test]
+fn a_recording_without_an_identity_resumes_only_where_its_path_is_still_canonical() {
+    let env = Env::new();
+    env.enable();
+    let repo = env.work("repo");
+    let (sub, kept) = (repo.join("sub"), repo.join("kept"));
+    env.work("elsewhere");
+    fs::create_dir(&sub).expect("mkdir sub");
+    fs::create_dir(&kept).expect("mkdir kept");
+    env.record(&pane(1), "claude", &sid(1), &sub, MINUTE_AGO, "claude");
+    env.record(&pane(2), "claude", &sid(2), &kept, MINUTE_AGO, "claude");
+    // Rows written before identities were kept.
+    env.sql()
+        .execute(
+            "UPDATE agent_sessions SET dir_canonical = NULL, dir_volume = NULL, dir_inode = NULL",
+            [],
+        )
+        .expect("drops the identities");
+    fs::remove_dir(&sub).expect("rmdir sub");
+    std::os::unix::fs::symlink("../elsewhere", &sub).expect("symlink");
+    let l = env.write_layout(
+        "legacy",
+        &layout(
+            true,
+            vec![window(
+                true,
+                Some(1),
+                vec![pane_spec(1, Some(&sub)), pane_spec(2, Some(&kept))],
+            )],
+        ),
+    );
+    let plan = env.plan(&l);
+    assert_eq!(
+        verdict(&plan[&pane(1)]),
+        ("skip", Some("directory_changed"))
+    );
+    assert_eq!(verdict(&plan[&pane(2)]), ("resume", None));
+}
+
 // ------------------------------------------------------ restore and take ----
 
 #[test]

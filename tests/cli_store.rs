@@ -197,7 +197,7 @@ fn human_recordings_list_unreadable_rows_as_unreadable() {
     assert!(env.record(&[]).status.success());
     let conn = rusqlite::Connection::open(env.db()).expect("opens");
     conn.execute(
-        "INSERT INTO agent_sessions VALUES (?1, NULL, 'x', NULL, NULL, X'2F', 1, NULL)",
+        "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES (?1, NULL, 'x', NULL, NULL, X'2F', 1, NULL)",
         [PANE2],
     )
     .expect("a row capture could not serialize");

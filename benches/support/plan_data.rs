@@ -49,6 +49,7 @@ pub fn recording(session_n: u32, cwd: PathBuf, observed_at: i64) -> Recording {
         cwd,
         observed_at: UnixMillis(observed_at),
         config_home: None,
+        dir: None,
     }
 }
 

@@ -210,7 +210,7 @@ fn recording(u: &mut Unstructured<'_>, pool: &Pool) -> Result<Recording> {
     };
     let config_home = if u.arbitrary()? { Some(u.choose(&pool.paths)?.into()) } else { None };
     let observed_at = UnixMillis(NOW.0.saturating_sub(age));
-    Ok(Recording { agent, session_id, flags, program, cwd, observed_at, config_home })
+    Ok(Recording { agent, session_id, flags, program, cwd, observed_at, config_home, dir: None })
 }
 
 /// Ids: one of two well-formed ids of the agent's shape (so panes

@@ -5,20 +5,22 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use agent_resume_core::Recording;
+use agent_resume_store::VALUES;
 use rusqlite::types::{Value, ValueRef};
 
 /// Separates the column fields of a `store_row` input (the byte U+001F).
 pub const COLUMN: u8 = 0x1f;
 
-/// The seven values `decode_values` takes (agent, session_id, flags,
-/// program, cwd, observed_at, config_home), from `data` split on
+/// The ten values `decode_values` takes (agent, session_id, flags,
+/// program, cwd, observed_at, config_home, dir_canonical, dir_volume,
+/// dir_inode), from `data` split on
 /// [`COLUMN`]; a missing field is NULL. A field's first byte is its type:
 /// `n` NULL, `i` integer, `r` real, `t` text, `b` blob (any other byte `b`
 /// picks `b % 5` in that order). Integers and reals are the decimal rest
 /// (an integer that is not decimal takes up to 8 bytes, little-endian);
 /// text and blobs are the raw rest, so text may be invalid UTF-8, as any
 /// process that can write the file may leave it.
-pub fn row_values(data: &[u8]) -> [ValueRef<'_>; 7] {
+pub fn row_values(data: &[u8]) -> [ValueRef<'_>; VALUES] {
     let mut fields = data.split(|b| *b == COLUMN);
     std::array::from_fn(|_| fields.next().map_or(ValueRef::Null, column))
 }
@@ -52,7 +54,7 @@ fn column(field: &[u8]) -> ValueRef<'_> {
 /// `r` as the writer binds it (written out here, not taken from the store):
 /// the agent's code, the id as text, the flags as JSON text, the program as
 /// text or NULL, the directory and config home as raw bytes.
-pub fn encode_row(r: &Recording) -> [Value; 7] {
+pub fn encode_row(r: &Recording) -> [Value; VALUES] {
     let bytes = |p: &Path| Value::Blob(p.as_os_str().as_bytes().to_vec());
     [
         Value::Integer(r.agent.code().into()),
@@ -62,5 +64,8 @@ pub fn encode_row(r: &Recording) -> [Value; 7] {
         bytes(&r.cwd),
         Value::Integer(r.observed_at.0),
         r.config_home.as_deref().map_or(Value::Null, bytes),
+        r.dir.as_ref().map_or(Value::Null, |d| bytes(&d.canonical)),
+        r.dir.as_ref().map_or(Value::Null, |d| Value::Integer(d.volume as i64)),
+        r.dir.as_ref().map_or(Value::Null, |d| Value::Integer(d.inode as i64)),
     ]
 }

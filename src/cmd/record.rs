@@ -3,11 +3,13 @@
 
 use std::borrow::Cow;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_resume_core::capture::Change;
-use agent_resume_core::{AgentKind, Capture, Catalog, IdSource, Observation, PaneContext, PaneId};
+use agent_resume_core::{
+    AgentKind, Capture, Catalog, DirIdentity, IdSource, Observation, PaneContext, PaneId,
+};
 use agent_resume_store::{Set, Store, Writer};
 use anyhow::{anyhow, bail, Context, Result};
 
@@ -56,6 +58,9 @@ impl PaneContext for Given<'_> {
     }
     fn config_home(&self) -> Option<PathBuf> {
         self.config_home.clone()
+    }
+    fn dir_identity(&self, cwd: &Path) -> Option<DirIdentity> {
+        agent_resume_discover::file::dir_identity(cwd)
     }
 }
 

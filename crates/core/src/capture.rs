@@ -27,7 +27,7 @@ use crate::catalog::Catalog;
 use crate::flag::{extract, Extraction};
 use crate::pane::PaneId;
 use crate::posture::UnixMillis;
-use crate::recording::Recording;
+use crate::recording::{DirIdentity, Recording};
 use crate::AgentKind;
 
 /// Where a session id came from, lowest precedence first.
@@ -97,6 +97,13 @@ pub trait PaneContext {
     fn cwd(&self) -> Option<PathBuf>;
     /// The agent's config home, when known.
     fn config_home(&self) -> Option<PathBuf> {
+        None
+    }
+    /// What the directory `cwd` is now ([`DirIdentity`]), asked only when a
+    /// recording is made. `None` (the default) records no identity: the
+    /// restore then accepts the directory only where its recorded path is
+    /// still canonical.
+    fn dir_identity(&self, _cwd: &std::path::Path) -> Option<DirIdentity> {
         None
     }
 }
@@ -226,6 +233,7 @@ impl Capture {
             session_id: id.to_owned(),
             flags,
             program,
+            dir: ctx.dir_identity(&cwd),
             cwd,
             observed_at: now,
             config_home: ctx.config_home(),
@@ -248,6 +256,7 @@ impl Capture {
                 && r.program == recording.program
                 && r.cwd == recording.cwd
                 && r.config_home == recording.config_home
+                && r.dir == recording.dir
         });
         if same {
             return None;

@@ -7,7 +7,8 @@
 //! feature disabled → not a startup pass → no recording → recording
 //! unreadable → agent not verified → session id fails its shape → shared
 //! viewer → not local → recorded directory gone → directory mismatch →
-//! session missing → already running → duplicate claim lost.
+//! directory changed → session missing → already running → duplicate claim
+//! lost.
 //!
 //! The claim check runs last, over the panes that passed everything else, so
 //! a pane that could not resume anyway never takes an id from one that could.
@@ -30,7 +31,7 @@ use crate::invocation::{build, BuildRequest, Invocation};
 use crate::layout::Layout;
 use crate::pane::PaneId;
 use crate::posture::{decide, PostureWindow, UnixMillis};
-use crate::recording::{Recording, Stored};
+use crate::recording::{DirIdentity, Recording, Stored};
 use crate::AgentKind;
 
 /// Why a pane was not resumed. Stored and sent: explicit discriminants,
@@ -68,6 +69,9 @@ pub enum Reason {
     SessionMissing = 14,
     /// A live process on this machine already holds the recorded session.
     AlreadyRunning = 15,
+    /// The directory at the recorded path is no longer the directory the
+    /// agent ran in (replaced, or a link put in its place).
+    DirectoryChanged = 16,
 }
 
 impl Reason {
@@ -83,6 +87,7 @@ impl Reason {
         Reason::NotLocal,
         Reason::DirectoryGone,
         Reason::DirectoryMismatch,
+        Reason::DirectoryChanged,
         Reason::SessionMissing,
         Reason::AlreadyRunning,
         Reason::DuplicateClaimLost,
@@ -103,6 +108,7 @@ impl Reason {
             Reason::NotLocal => "not_local",
             Reason::DirectoryGone => "directory_gone",
             Reason::DirectoryMismatch => "directory_mismatch",
+            Reason::DirectoryChanged => "directory_changed",
             Reason::SessionMissing => "session_missing",
             Reason::AlreadyRunning => "already_running",
             Reason::DuplicateClaimLost => "duplicate_claim_lost",
@@ -124,6 +130,9 @@ impl Reason {
             Reason::NotLocal => "the host restored no local directory for the pane",
             Reason::DirectoryGone => "the recorded directory no longer exists",
             Reason::DirectoryMismatch => "the pane's directory is not the recorded one",
+            Reason::DirectoryChanged => {
+                "the directory at the recorded path is not the one the agent ran in"
+            }
             Reason::SessionMissing => "the agent's session store no longer holds the conversation",
             Reason::AlreadyRunning => {
                 "a running process on this machine already holds the conversation"
@@ -147,6 +156,7 @@ impl Reason {
             Reason::NotLocal => "the host restored a local directory",
             Reason::DirectoryGone => "the recorded directory exists",
             Reason::DirectoryMismatch => "the pane's directory is the recorded one",
+            Reason::DirectoryChanged => "the directory is still the one the agent ran in",
             Reason::SessionMissing => {
                 "the agent's session store holds the conversation (or cannot tell)"
             }
@@ -193,6 +203,12 @@ pub trait FsProbe {
     fn user(&self) -> Option<u32> {
         None
     }
+    /// What the directory at `path` is now ([`DirIdentity`], links
+    /// followed); `None` when it cannot be told, which a recording with an
+    /// identity never passes.
+    fn identity(&self, _path: &Path) -> Option<DirIdentity> {
+        None
+    }
 }
 
 /// An [`FsProbe`] that asks its inner probe at most once per byte-equal
@@ -203,6 +219,7 @@ pub struct MemoFs<'a> {
     inner: &'a dyn FsProbe,
     dirs: RefCell<HashMap<OsString, bool>>,
     canonical: RefCell<HashMap<OsString, Option<PathBuf>>>,
+    identity: RefCell<HashMap<OsString, Option<DirIdentity>>>,
 }
 
 impl<'a> MemoFs<'a> {
@@ -212,6 +229,7 @@ impl<'a> MemoFs<'a> {
             inner,
             dirs: RefCell::new(HashMap::new()),
             canonical: RefCell::new(HashMap::new()),
+            identity: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -239,6 +257,11 @@ impl FsProbe for MemoFs<'_> {
     }
     fn user(&self) -> Option<u32> {
         self.inner.user()
+    }
+    fn identity(&self, path: &Path) -> Option<DirIdentity> {
+        memo(&self.identity, path.as_os_str(), || {
+            self.inner.identity(path)
+        })
     }
 }
 
@@ -325,13 +348,16 @@ fn pre_claim(
     if !same {
         return Err((Reason::DirectoryMismatch, 9));
     }
+    if !still_the_directory(fs, restored, rec) {
+        return Err((Reason::DirectoryChanged, 10));
+    }
     if let Some(sessions) = input.sessions {
         let home = rec.config_home.as_deref();
         if sessions.exists(rec.agent, &rec.session_id, home) == Some(false) {
-            return Err((Reason::SessionMissing, 10));
+            return Err((Reason::SessionMissing, 11));
         }
         if sessions.running(rec.agent, &rec.session_id) {
-            return Err((Reason::AlreadyRunning, 11));
+            return Err((Reason::AlreadyRunning, 12));
         }
     }
     let posture = decide(rec.observed_at, input.now, input.window);
@@ -346,6 +372,19 @@ fn pre_claim(
     // Shapes make every word quotable; if that ever failed, the recording is
     // what is wrong.
     .map_err(|_| (Reason::RecordingUnreadable, 3))
+}
+
+/// Whether the pane's restored directory is still the directory the agent
+/// ran in. With an identity recorded, the restored directory must have it
+/// now (canonical path, filesystem and inode); without one (a recording
+/// from before identities were kept, or a host that cannot tell), the
+/// recorded path must still be canonical itself, so a link put in place of
+/// a directory on the way is never followed into another directory.
+fn still_the_directory(fs: &dyn FsProbe, restored: &Path, rec: &Recording) -> bool {
+    match &rec.dir {
+        Some(was) => fs.identity(restored).as_ref() == Some(was),
+        None => fs.canonicalize(&rec.cwd).as_deref() == Some(rec.cwd.as_path()),
+    }
 }
 
 /// Decides every pane of the layout.
@@ -389,7 +428,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         match pre_claim(input, &fs, spec, rec) {
             Ok(inv) => {
                 p.verdict = Verdict::Resume(inv);
-                p.gates_passed = 12;
+                p.gates_passed = 13;
                 eligible.push((
                     out.len(),
                     Claim {
@@ -414,7 +453,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         if won.get(&(c.agent, c.session_id)) != Some(&c.pane) {
             out[*i].verdict = Verdict::Skip(Reason::DuplicateClaimLost);
         } else {
-            out[*i].gates_passed = 13;
+            out[*i].gates_passed = 14;
         }
     }
     out

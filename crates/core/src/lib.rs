@@ -95,7 +95,7 @@ pub use layout::{Layout, PaneSpec, Placement, Tab, Window};
 pub use pane::{BadPaneId, PaneId, TakeKey};
 pub use posture::{decide, Posture, PostureWindow, UnixMillis};
 pub use program::{FileFacts, FileKind};
-pub use recording::{Recording, Stored};
+pub use recording::{DirIdentity, Recording, Stored};
 pub use shape::Shape;
 pub use shell::{quote, render_line, QuoteError, Shell, MARKER};
 pub use telemetry::{AgeBand, Event, Outcome, TelemetrySink};

@@ -25,6 +25,26 @@ pub struct Recording {
     pub observed_at: UnixMillis,
     /// The agent's config home (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …), when known.
     pub config_home: Option<PathBuf>,
+    /// What the directory was when capture saw it, when the host could
+    /// tell: restore resumes only into that same directory.
+    pub dir: Option<DirIdentity>,
+}
+
+/// What a directory *is*, not only what it is called: its canonical path
+/// and the filesystem object behind it. A directory replaced at the same
+/// name (removed and made again, a symbolic link put in its place, a mount
+/// over it, an ancestor renamed) has another identity, so a recording is
+/// never resumed in a directory the agent did not run in
+/// (docs/security.md, "Directory identity").
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DirIdentity {
+    /// The canonical path (every link resolved).
+    pub canonical: PathBuf,
+    /// The filesystem it is on: its id as `statvfs` gives it (stable across
+    /// reboots where the filesystem keeps a UUID), else the device number.
+    pub volume: u64,
+    /// The inode number.
+    pub inode: u64,
 }
 
 /// What the store holds for one pane.

@@ -49,6 +49,8 @@ pub enum Outcome {
     SessionMissing = 14,
     /// Skipped: a live process already holds the session.
     AlreadyRunning = 15,
+    /// Skipped: the directory at the recorded path is another directory.
+    DirectoryChanged = 16,
     /// Dropped at take: the armed line was older than the armed expiry (or
     /// dated in the future), so it was consumed and not typed.
     ArmedExpired = 101,
@@ -66,6 +68,7 @@ impl Outcome {
         Outcome::NotLocal,
         Outcome::DirectoryGone,
         Outcome::DirectoryMismatch,
+        Outcome::DirectoryChanged,
         Outcome::SessionMissing,
         Outcome::AlreadyRunning,
         Outcome::DuplicateClaimLost,
@@ -86,6 +89,7 @@ impl Outcome {
             Outcome::NotLocal => Reason::NotLocal.as_str(),
             Outcome::DirectoryGone => Reason::DirectoryGone.as_str(),
             Outcome::DirectoryMismatch => Reason::DirectoryMismatch.as_str(),
+            Outcome::DirectoryChanged => Reason::DirectoryChanged.as_str(),
             Outcome::SessionMissing => Reason::SessionMissing.as_str(),
             Outcome::AlreadyRunning => Reason::AlreadyRunning.as_str(),
             Outcome::DuplicateClaimLost => Reason::DuplicateClaimLost.as_str(),
@@ -116,6 +120,7 @@ impl Outcome {
             Reason::NotLocal => Some(Outcome::NotLocal),
             Reason::DirectoryGone => Some(Outcome::DirectoryGone),
             Reason::DirectoryMismatch => Some(Outcome::DirectoryMismatch),
+            Reason::DirectoryChanged => Some(Outcome::DirectoryChanged),
             Reason::SessionMissing => Some(Outcome::SessionMissing),
             Reason::AlreadyRunning => Some(Outcome::AlreadyRunning),
             Reason::DuplicateClaimLost => Some(Outcome::DuplicateClaimLost),
@@ -333,6 +338,7 @@ mod tests {
                 ("not_local", 8),
                 ("directory_gone", 9),
                 ("directory_mismatch", 10),
+                ("directory_changed", 16),
                 ("session_missing", 14),
                 ("already_running", 15),
                 ("duplicate_claim_lost", 11),

@@ -83,9 +83,11 @@ fn no_observed_text_is_persisted_but_allowlisted_flags() {
         cwd,
         observed_at,
         config_home,
+        dir,
     } = rec;
-    let persisted =
-        format!("{agent:?}{session_id}{flags:?}{program:?}{cwd:?}{observed_at:?}{config_home:?}");
+    let persisted = format!(
+        "{agent:?}{session_id}{flags:?}{program:?}{cwd:?}{observed_at:?}{config_home:?}{dir:?}"
+    );
     assert!(!persisted.contains(MARK), "{persisted}");
     assert_eq!(flags.len(), 1);
 }

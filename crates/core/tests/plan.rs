@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::eligibility::plan;
 use agent_resume_core::{
-    AgentKind, Event, FsProbe, Layout, Outcome, PaneId, PanePlan, PaneSpec, PlanInput,
+    AgentKind, DirIdentity, Event, FsProbe, Layout, Outcome, PaneId, PanePlan, PaneSpec, PlanInput,
     PostureWindow, Reason, RecordedFlag, Recording, SessionProbe, Shell, Stored, Tab, UnixMillis,
     Verdict, Window,
 };
@@ -23,6 +23,8 @@ const NOW: UnixMillis = UnixMillis(1_800_000_000_000);
 struct FakeFs {
     dirs: BTreeSet<PathBuf>,
     aliases: BTreeMap<PathBuf, PathBuf>,
+    /// What each canonical directory is now; absent: cannot tell.
+    identities: BTreeMap<PathBuf, DirIdentity>,
     calls: Cell<usize>,
 }
 
@@ -47,6 +49,56 @@ impl FsProbe for FakeFs {
         }
         self.dirs.contains(path).then(|| path.to_path_buf())
     }
+    fn identity(&self, path: &Path) -> Option<DirIdentity> {
+        self.identities.get(&self.canonicalize(path)?).cloned()
+    }
+}
+
+fn identity(canonical: &str, inode: u64) -> DirIdentity {
+    DirIdentity {
+        canonical: canonical.into(),
+        volume: 7,
+        inode,
+    }
+}
+
+#[test]
+fn a_pane_resumes_only_into_the_directory_its_recording_names_by_identity() {
+    let layout = one_window(vec![
+        spec(1, Some("/w")),
+        spec(2, Some("/link")),
+        spec(3, Some("/v")),
+    ]);
+    let mut fs = FakeFs::with(&["/w", "/v", "/elsewhere"]);
+    fs.aliases.insert("/link".into(), "/elsewhere".into());
+    fs.identities.insert("/w".into(), identity("/w", 1));
+    fs.identities
+        .insert("/elsewhere".into(), identity("/elsewhere", 2));
+    let with = |n: u8, cwd: &str, dir: DirIdentity| {
+        let mut r = rec(
+            AgentKind::Claude,
+            &format!("00000000-0000-4000-8000-{n:012x}"),
+            cwd,
+        );
+        r.dir = Some(dir);
+        (pane(n), Stored::Recording(r))
+    };
+    let recs: BTreeMap<_, _> = [
+        with(1, "/w", identity("/w", 1)),
+        // Recorded as `/link` when it was a directory of its own; a link
+        // to `/elsewhere` stands there now.
+        with(2, "/link", identity("/link", 3)),
+        // The filesystem cannot say what `/v` is.
+        with(3, "/v", identity("/v", 4)),
+    ]
+    .into();
+    let got: Vec<_> = run(true, &layout, &recs, &fs)
+        .into_iter()
+        .map(|p| p.verdict)
+        .collect();
+    assert!(matches!(got[0], Verdict::Resume(_)), "{got:?}");
+    assert_eq!(got[1], Verdict::Skip(Reason::DirectoryChanged));
+    assert_eq!(got[2], Verdict::Skip(Reason::DirectoryChanged));
 }
 
 /// Session-store answers: the ids the store holds (`None`: cannot tell),
@@ -95,6 +147,7 @@ fn rec(agent: AgentKind, id: &str, cwd: &str) -> Recording {
         cwd: cwd.into(),
         observed_at: UnixMillis(NOW.0 - 60_000),
         config_home: None,
+        dir: None,
     }
 }
 

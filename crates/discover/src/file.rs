@@ -20,7 +20,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_resume_core::{FileFacts, FileKind};
+use agent_resume_core::{DirIdentity, FileFacts, FileKind};
 use rustix::fs::{Mode, OFlags};
 
 /// What kind of file is being read: named in errors instead of its bytes.
@@ -318,6 +318,27 @@ pub fn facts(path: &Path) -> Option<FileFacts> {
         mode: meta.mode() & 0o7777,
         uid: meta.uid(),
         pseudo,
+    })
+}
+
+/// What the directory at `path` is now (links followed): its canonical
+/// path, the filesystem's id (`statvfs`'s `f_fsid`, which ext4, btrfs and
+/// xfs keep across reboots; the device number where it is 0, as on tmpfs)
+/// and its inode. `None` when it does not resolve to a directory.
+pub fn dir_identity(path: &Path) -> Option<DirIdentity> {
+    let canonical = fs::canonicalize(path).ok()?;
+    let meta = fs::metadata(&canonical).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    let fsid = rustix::fs::statvfs(&canonical)
+        .ok()
+        .map(|s| s.f_fsid)
+        .filter(|f| *f != 0);
+    Some(DirIdentity {
+        volume: fsid.unwrap_or(meta.dev()),
+        inode: meta.ino(),
+        canonical,
     })
 }
 

@@ -43,6 +43,7 @@
 //!     cwd: "/home/me/project".into(),
 //!     observed_at: UnixMillis(1_700_000_000_000),
 //!     config_home: None,
+//!     dir: None,
 //! };
 //! let mut writer = Writer::new(Store::open_in_memory().expect("store"));
 //! writer.send(Set::save(pane, recording.clone()));
@@ -70,5 +71,5 @@ pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
 pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
 pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
-pub use row::{decode_values, RowState, Unreadable};
+pub use row::{decode_values, RowState, Unreadable, VALUES};
 pub use writer::{coalesce, Batch, Flushed, Set, Writer, WriterStats};

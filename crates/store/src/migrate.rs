@@ -61,6 +61,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_add_armed_take_key.sql",
         sql: include_str!("../../../migrations/0008_add_armed_take_key.sql"),
     },
+    Migration {
+        version: 9,
+        name: "0009_add_recording_directory_identity.sql",
+        sql: include_str!("../../../migrations/0009_add_recording_directory_identity.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -7,7 +7,9 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use agent_resume_core::{AgentKind, Catalog, PaneId, RecordedFlag, Recording, Stored, UnixMillis};
+use agent_resume_core::{
+    AgentKind, Catalog, DirIdentity, PaneId, RecordedFlag, Recording, Stored, UnixMillis,
+};
 use rusqlite::types::ValueRef;
 use rusqlite::Row;
 
@@ -61,6 +63,8 @@ pub enum Unreadable {
     ObservedAt = 7,
     /// `config_home` is not bytes.
     ConfigHome = 8,
+    /// The directory identity is partly there, or of the wrong types.
+    DirIdentity = 9,
 }
 
 impl Unreadable {
@@ -74,6 +78,7 @@ impl Unreadable {
         Unreadable::Directory,
         Unreadable::ObservedAt,
         Unreadable::ConfigHome,
+        Unreadable::DirIdentity,
     ];
 
     /// The stable lowercase name.
@@ -87,14 +92,18 @@ impl Unreadable {
             Unreadable::Directory => "directory",
             Unreadable::ObservedAt => "observed-at",
             Unreadable::ConfigHome => "config-home",
+            Unreadable::DirIdentity => "directory-identity",
         }
     }
 }
 
 /// The columns, in the order [`decode`] reads them ([`decode_values`] takes
 /// all but the pane, in this order).
-pub(crate) const COLUMNS: &str =
-    "pane, agent, session_id, flags, program, cwd, observed_at, config_home";
+pub(crate) const COLUMNS: &str = "pane, agent, session_id, flags, program, cwd, observed_at, \
+     config_home, dir_canonical, dir_volume, dir_inode";
+
+/// How many values [`decode_values`] takes: every column but the pane.
+pub const VALUES: usize = 10;
 
 /// A recording as bound parameters. `agent` and `flags` degrade to NULL
 /// when they cannot be serialized, instead of failing the batch.
@@ -103,6 +112,9 @@ pub(crate) struct Encoded {
     pub flags: Option<String>,
     pub cwd: Vec<u8>,
     pub config_home: Option<Vec<u8>>,
+    /// `(canonical, volume, inode)`, the numbers as SQLite's signed
+    /// integers (bit for bit).
+    pub dir: Option<(Vec<u8>, i64, i64)>,
 }
 
 pub(crate) fn encode(r: &Recording) -> Encoded {
@@ -114,6 +126,13 @@ pub(crate) fn encode(r: &Recording) -> Encoded {
             .config_home
             .as_ref()
             .map(|p| p.as_os_str().as_bytes().to_vec()),
+        dir: r.dir.as_ref().map(|d| {
+            (
+                d.canonical.as_os_str().as_bytes().to_vec(),
+                d.volume as i64,
+                d.inode as i64,
+            )
+        }),
     }
 }
 
@@ -145,7 +164,7 @@ pub(crate) fn decode(row: &Row<'_>) -> rusqlite::Result<RowState> {
 /// [`decode`] for many rows: the flags JSON of each distinct text is parsed
 /// once (rows of one machine share a handful of flag sets).
 pub(crate) fn decode_cached(row: &Row<'_>, cache: &mut FlagsCache) -> rusqlite::Result<RowState> {
-    let mut values = [ValueRef::Null; 7];
+    let mut values = [ValueRef::Null; VALUES];
     for (i, v) in values.iter_mut().enumerate() {
         *v = row.get_ref(i + 1)?;
     }
@@ -203,10 +222,10 @@ impl FlagsCache {
 
 /// Decodes one row from its raw column values, in [`COLUMNS`] order after
 /// the pane: `[agent, session_id, flags, program, cwd, observed_at,
-/// config_home]`. Pure (no connection), so any values can be fed to it: a
+/// config_home, dir_canonical, dir_volume, dir_inode]`. Pure (no connection), so any values can be fed to it: a
 /// row decodes to a recording whose session id passes its agent's shape, or
 /// to the first reason it is unreadable.
-pub fn decode_values(values: [ValueRef<'_>; 7]) -> RowState {
+pub fn decode_values(values: [ValueRef<'_>; VALUES]) -> RowState {
     match decode_recording(values, &mut FlagsCache::default()) {
         Ok(r) => RowState::Recording(r),
         Err(why) => RowState::Unreadable(why),
@@ -214,10 +233,11 @@ pub fn decode_values(values: [ValueRef<'_>; 7]) -> RowState {
 }
 
 fn decode_recording(
-    values: [ValueRef<'_>; 7],
+    values: [ValueRef<'_>; VALUES],
     cache: &mut FlagsCache,
 ) -> Result<Recording, Unreadable> {
-    let [agent, session_id, flags, program, cwd, observed_at, config_home] = values;
+    let [agent, session_id, flags, program, cwd, observed_at, config_home, dir_canonical, dir_volume, dir_inode] =
+        values;
     let agent = match agent {
         ValueRef::Null => return Err(Unreadable::AgentMissing),
         ValueRef::Integer(code) => u16::try_from(code)
@@ -249,6 +269,19 @@ fn decode_recording(
             bytes(v).ok_or(Unreadable::ConfigHome)?,
         ))),
     };
+    let dir = match (dir_canonical, dir_volume, dir_inode) {
+        (ValueRef::Null, ValueRef::Null, ValueRef::Null) => None,
+        (canonical, ValueRef::Integer(volume), ValueRef::Integer(inode)) => Some(DirIdentity {
+            canonical: PathBuf::from(OsStr::from_bytes(
+                bytes(canonical)
+                    .filter(|b| b.first() == Some(&b'/'))
+                    .ok_or(Unreadable::DirIdentity)?,
+            )),
+            volume: volume as u64,
+            inode: inode as u64,
+        }),
+        _ => return Err(Unreadable::DirIdentity),
+    };
     Ok(Recording {
         agent,
         session_id: session_id.to_owned(),
@@ -257,6 +290,7 @@ fn decode_recording(
         cwd: PathBuf::from(OsStr::from_bytes(cwd)),
         observed_at: UnixMillis(observed_at),
         config_home,
+        dir,
     })
 }
 
@@ -273,7 +307,7 @@ mod tests {
 
     const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
 
-    fn claude_row<'a>() -> [ValueRef<'a>; 7] {
+    fn claude_row<'a>() -> [ValueRef<'a>; VALUES] {
         [
             ValueRef::Integer(i64::from(AgentKind::Claude.code())),
             ValueRef::Text(ID.as_bytes()),
@@ -282,6 +316,9 @@ mod tests {
             ValueRef::Blob(b"/w\xff"),
             ValueRef::Integer(7),
             ValueRef::Null,
+            ValueRef::Blob(b"/w\xff"),
+            ValueRef::Integer(-3),
+            ValueRef::Integer(42),
         ]
     }
 
@@ -291,8 +328,11 @@ mod tests {
             panic!("a well-formed row decodes");
         };
         assert_eq!(r.cwd.as_os_str().as_bytes(), b"/w\xff");
+        let dir = r.dir.clone().expect("an identity");
+        assert_eq!((dir.volume, dir.inode), (u64::MAX - 2, 42), "bit for bit");
         let e = encode(&r);
         let flags = e.flags.expect("flags serialize");
+        let (canonical, volume, inode) = e.dir.clone().expect("an identity");
         let again = decode_values([
             ValueRef::Integer(e.agent.expect("a code")),
             ValueRef::Text(r.session_id.as_bytes()),
@@ -301,8 +341,21 @@ mod tests {
             ValueRef::Blob(&e.cwd),
             ValueRef::Integer(r.observed_at.0),
             ValueRef::Null,
+            ValueRef::Blob(&canonical),
+            ValueRef::Integer(volume),
+            ValueRef::Integer(inode),
         ]);
         assert_eq!(again, RowState::Recording(r));
+    }
+
+    #[test]
+    fn a_row_without_any_identity_column_decodes_with_no_identity() {
+        let mut row = claude_row();
+        row[7..].fill(ValueRef::Null);
+        let RowState::Recording(r) = decode_values(row) else {
+            panic!("a row from before identities decodes");
+        };
+        assert_eq!(r.dir, None);
     }
 
     #[test]
@@ -343,6 +396,10 @@ mod tests {
             (4, ValueRef::Integer(1), Unreadable::Directory),
             (5, ValueRef::Real(1.0), Unreadable::ObservedAt),
             (6, ValueRef::Integer(1), Unreadable::ConfigHome),
+            (7, ValueRef::Null, Unreadable::DirIdentity),
+            (7, ValueRef::Blob(b"relative"), Unreadable::DirIdentity),
+            (8, ValueRef::Null, Unreadable::DirIdentity),
+            (9, ValueRef::Text(b"42"), Unreadable::DirIdentity),
         ] {
             let mut row = claude_row();
             row[column] = value;

@@ -238,12 +238,15 @@ impl Writer {
 }
 
 const SAVE: &str = "INSERT INTO agent_sessions \
-     (pane, agent, session_id, flags, program, cwd, observed_at, config_home) \
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 \
+     (pane, agent, session_id, flags, program, cwd, observed_at, config_home, \
+     dir_canonical, dir_volume, dir_inode) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 \
      WHERE NOT EXISTS (SELECT 1 FROM agent_session_clears WHERE pane = ?1 AND cleared_at > ?7) \
      ON CONFLICT (pane) DO UPDATE SET agent = excluded.agent, session_id = excluded.session_id, \
      flags = excluded.flags, program = excluded.program, cwd = excluded.cwd, \
-     observed_at = excluded.observed_at, config_home = excluded.config_home \
+     observed_at = excluded.observed_at, config_home = excluded.config_home, \
+     dir_canonical = excluded.dir_canonical, dir_volume = excluded.dir_volume, \
+     dir_inode = excluded.dir_inode \
      WHERE agent_sessions.observed_at <= excluded.observed_at";
 
 /// A save that was applied supersedes the pane's tombstone.
@@ -277,6 +280,9 @@ impl Store {
                 match &s.recording {
                     Some(r) => {
                         let e = row::encode(r);
+                        let (canonical, volume, inode) = e
+                            .dir
+                            .map_or((None, None, None), |d| (Some(d.0), Some(d.1), Some(d.2)));
                         let n = save.execute(params![
                             pane,
                             e.agent,
@@ -285,7 +291,10 @@ impl Store {
                             r.program,
                             e.cwd,
                             at,
-                            e.config_home
+                            e.config_home,
+                            canonical,
+                            volume,
+                            inode
                         ])?;
                         if n > 0 {
                             supersede.execute(params![pane, at])?;
@@ -324,6 +333,7 @@ mod tests {
             cwd: PathBuf::from("/w"),
             observed_at: UnixMillis(at),
             config_home: None,
+            dir: None,
         }
     }
 

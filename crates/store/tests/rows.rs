@@ -121,7 +121,8 @@ fn values_of_the_wrong_type_read_as_unreadable_for_that_pane_only() {
     let conn = Connection::open(&path).expect("opens");
     conn.execute_batch(
         "DROP TABLE agent_sessions; \
-         CREATE TABLE agent_sessions (pane PRIMARY KEY, agent, session_id, flags, program, cwd, observed_at, config_home);",
+         CREATE TABLE agent_sessions (pane PRIMARY KEY, agent, session_id, flags, program, cwd, observed_at, config_home, \
+         dir_canonical, dir_volume, dir_inode);",
     )
     .expect("loose table");
     let id = session(1);
@@ -164,7 +165,7 @@ fn values_of_the_wrong_type_read_as_unreadable_for_that_pane_only() {
         let values = values.replace("?1", &format!("'{id}'"));
         conn.execute(
             &format!(
-                "INSERT INTO agent_sessions VALUES ('{}', {values})",
+                "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES ('{}', {values})",
                 pane(*p)
             ),
             [],
@@ -172,19 +173,28 @@ fn values_of_the_wrong_type_read_as_unreadable_for_that_pane_only() {
         .expect("inserts");
     }
     conn.execute(
-        "INSERT INTO agent_sessions VALUES (?1, 1, ?2, '[]', NULL, X'2F77', 1, NULL)",
+        "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES (?1, 1, ?2, '[]', NULL, X'2F77', 1, NULL)",
         params![pane(0).to_string(), id],
     )
     .expect("inserts");
     conn.execute(
-        "INSERT INTO agent_sessions VALUES (42, 1, ?1, '[]', NULL, X'2F77', 1, NULL)",
+        "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES (42, 1, ?1, '[]', NULL, X'2F77', 1, NULL)",
         [&id],
+    )
+    .expect("inserts");
+    conn.execute(
+        "INSERT INTO agent_sessions VALUES (?1, 1, ?2, '[]', NULL, X'2F77', 1, NULL, X'2F77', 'one', 2)",
+        params![pane(10).to_string(), id],
     )
     .expect("inserts");
     drop(conn);
     let mut store = Store::open(&path).expect("opens");
     let loaded = store.load().expect("loads");
     assert!(matches!(loaded.rows[&pane(0)], RowState::Recording(_)));
+    assert_eq!(
+        loaded.rows[&pane(10)],
+        RowState::Unreadable(Unreadable::DirIdentity)
+    );
     for (p, _, why) in rows {
         assert_eq!(
             loaded.rows[&pane(*p)],

@@ -27,6 +27,7 @@ pub fn rec(id: u64, at: i64) -> Recording {
         cwd: PathBuf::from("/home/me/project"),
         observed_at: UnixMillis(at),
         config_home: None,
+        dir: None,
     }
 }
 

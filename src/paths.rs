@@ -13,6 +13,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use agent_resume_discover::text::is_stripped;
 use anyhow::{bail, Result};
 
 /// The global path options.
@@ -83,14 +84,16 @@ pub fn config(o: &Overrides) -> Result<PathBuf> {
     config_with(o, &process_env)
 }
 
-/// A path for a message: lossy UTF-8 with control characters escaped, so a
-/// hostile name cannot drive the terminal.
+/// A path for a message: lossy UTF-8 with control characters and invisible
+/// formatting characters (bidi overrides, zero-width marks) escaped, so a
+/// hostile name can neither drive the terminal nor display as another
+/// name.
 pub fn show(p: &Path) -> String {
     escape(&p.to_string_lossy())
 }
 
-/// [`show`], borrowing `p` when it needs no change (valid UTF-8 with no
-/// control character).
+/// [`show`], borrowing `p` when it needs no change (valid UTF-8 with
+/// nothing to escape).
 pub fn show_cow(p: &Path) -> std::borrow::Cow<'_, str> {
     match p.to_str() {
         Some(s) if !has_control(s) => std::borrow::Cow::Borrowed(s),
@@ -98,24 +101,28 @@ pub fn show_cow(p: &Path) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Whether `s` holds a control character (Unicode `Cc`). ASCII text, the
-/// usual case for paths, is checked byte by byte without decoding.
+/// Whether `s` holds a character a message escapes: a control character
+/// (Unicode `Cc`) or an invisible formatting one
+/// ([`agent_resume_discover::text::is_stripped`], as titles are cleaned).
+/// ASCII text, the usual case for paths, is checked byte by byte without
+/// decoding.
 fn has_control(s: &str) -> bool {
     if s.is_ascii() {
         s.bytes().any(|b| b < 0x20 || b == 0x7f)
     } else {
-        s.chars().any(char::is_control)
+        s.chars().any(is_stripped)
     }
 }
 
-/// Text for a message with every control character escaped.
+/// Text for a message with every control and invisible formatting
+/// character escaped (`\u{202e}`).
 pub fn escape(s: &str) -> String {
     if !has_control(s) {
         return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if c.is_control() {
+        if is_stripped(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -193,8 +200,25 @@ mod tests {
     fn control_characters_are_found_in_ascii_and_other_text_alike() {
         for c in (0u32..0x200).filter_map(char::from_u32) {
             for s in [format!("/a/{c}/b"), format!("/é/{c}")] {
-                assert_eq!(has_control(&s), s.chars().any(char::is_control), "{c:?}");
+                assert_eq!(has_control(&s), s.chars().any(is_stripped), "{c:?}");
             }
         }
+    }
+
+    #[test]
+    fn bidi_overrides_and_invisible_marks_in_a_path_are_escaped_for_display() {
+        for (raw, shown) in [
+            ("/w/\u{202e}gpj.exe", "/w/\\u{202e}gpj.exe"),
+            ("/w/a\u{200b}b", "/w/a\\u{200b}b"),
+            ("/w/\u{2066}x\u{2069}", "/w/\\u{2066}x\\u{2069}"),
+            ("/w/\u{feff}é", "/w/\\u{feff}é"),
+        ] {
+            assert_eq!(show(Path::new(raw)), shown);
+            assert_eq!(show_cow(Path::new(raw)), shown);
+        }
+        assert!(matches!(
+            show_cow(Path::new("/w/é")),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

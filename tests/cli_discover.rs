@@ -438,6 +438,27 @@ fn continue_refuses_a_pane_recording_from_another_directory_and_does_not_fall_ba
 }
 
 #[test]
+fn listings_and_messages_escape_bidi_overrides_in_directories() {
+    let env = Env::new().with("AGENT_RESUME_PANE", PANE);
+    // Displayed raw, this name reads as `shop-exe.txt` reversed after the
+    // override: one directory shown as another.
+    let odd = env.work("shop-\u{202e}txt.exe");
+    let shop = env.work("shop");
+    env.every_agent(&odd);
+    env.ok_in(env.root(), &["enable"]);
+    env.record(CLAUDE, &odd, "claude");
+    let (listed, _) = env.ok_in(env.root(), &["sessions", "--all"]);
+    assert!(listed.contains("shop-\\u{202e}txt.exe"), "{listed}");
+    let out = env.run_in(&shop, &["continue", "--print"]);
+    assert_eq!(out.status.code(), Some(3));
+    let said = text(&out.stderr);
+    assert!(said.contains("shop-\\u{202e}txt.exe"), "{said}");
+    for shown in [&listed, &said] {
+        assert!(!shown.contains('\u{202e}'), "raw override shown: {shown}");
+    }
+}
+
+#[test]
 fn headless_prints_the_declared_argv_as_json_and_refuses_the_rest() {
     let env = Env::new();
     let (o, _) = env.ok_in(

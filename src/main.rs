@@ -284,6 +284,35 @@ mod tests {
         }
     }
 
+    /// `take --now` shifts the clock posture is decided by: it is for
+    /// tests, offered by no help text, and no integration script passes it
+    /// (nor any word of its own choosing after `take`).
+    #[test]
+    fn take_offers_no_clock_and_the_integration_never_passes_one() {
+        let mut cli = super::Cli::command();
+        let help = cli
+            .find_subcommand_mut("take")
+            .expect("take is a command")
+            .render_help()
+            .to_string();
+        assert!(!help.contains("--now"), "{help}");
+        use crate::cmd::init::{script, Target};
+        for target in [Target::Bash, Target::Zsh, Target::Fish] {
+            let text = script(target);
+            let takes: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#') && l.contains(" take"))
+                .collect();
+            assert!(!takes.is_empty(), "{target:?} takes");
+            for line in takes {
+                assert!(
+                    !line.contains("--now") && !line.contains("now"),
+                    "{target:?}: {line}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_version_fast_path_prints_what_clap_would() {
         assert_eq!(super::VERSION_LINE, super::Cli::command().render_version());

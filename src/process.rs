@@ -39,11 +39,28 @@ pub fn exec(argv: &[String]) -> std::io::Error {
     Command::new(program).args(args).exec()
 }
 
-/// Runs `argv` (no shell, stdin and stderr null) and returns what it printed
-/// on stdout, up to 4 KiB, if it exits 0 within `limit`; a program still
-/// running then is killed.
-pub fn output_within(argv: &[&str], limit: Duration) -> Option<String> {
-    let (program, args) = argv.split_first()?;
+/// The first executable `name` in an absolute `PATH` directory. A relative
+/// entry (`.`, `bin`, an empty one) names whatever directory the command
+/// happens to run in, such as a freshly cloned repository: it is skipped.
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| {
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+            })
+        })
+}
+
+/// Runs the program `word` found by [`on_path`] with `args` (no shell,
+/// stdin and stderr null) and returns what it printed on stdout, up to
+/// 4 KiB, if it exits 0 within `limit`; a program still running then is
+/// killed. A word found only through a relative `PATH` entry is not run.
+pub fn output_within(word: &str, args: &[&str], limit: Duration) -> Option<String> {
+    let program = on_path(word)?;
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())

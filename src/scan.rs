@@ -308,6 +308,10 @@ pub struct Seen {
     pub invocation: Option<String>,
     /// Its directory, as raw bytes (any path survives JSON).
     pub cwd: Option<Vec<u8>>,
+    /// When it started (Unix milliseconds), as the process table said while
+    /// it ran: an exit hint counts only for a session written since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<i64>,
 }
 
 /// The prefix of the host key under which a tmux server's save remembers
@@ -341,8 +345,15 @@ pub fn write_seen(
 }
 
 /// Records the exit hint in `text` for a pane whose agent (`seen`) ended.
+///
+/// The pane's text is not the agent's alone: whatever ran after it (`cat`
+/// of a file, a script's output) can print a hint-shaped line naming any
+/// id. So a hint counts only when the agent's own store holds that session
+/// in the run's directory and wrote it since the run started
+/// ([`hint_is_of_this_run`]); otherwise nothing is recorded.
 pub fn exit_hint(
     db: &Path,
+    homes: &Homes,
     pane: PaneId,
     seen: &Seen,
     text: &str,
@@ -361,6 +372,10 @@ pub fn exit_hint(
     else {
         return Ok(false);
     };
+    let sessions = list(homes, &[agent], Depth::FAST).sessions;
+    if !hint_is_of_this_run(&sessions, agent, &id, &cwd, seen.started) {
+        return Ok(false);
+    }
     let obs = Observation {
         pane,
         agent,
@@ -374,6 +389,31 @@ pub fn exit_hint(
         config_home: None,
     };
     Ok(observe(Store::open(db)?, &obs, &known, now)? == Applied::Saved)
+}
+
+/// Whether the hinted session `id` is one the ended run wrote: `sessions`
+/// (the agent's own store) holds it, in `cwd` (when the store says where),
+/// modified no earlier than the run's start. With no start known (a pane
+/// remembered by an older version), no hint counts.
+fn hint_is_of_this_run(
+    sessions: &[SessionInfo],
+    agent: AgentKind,
+    id: &str,
+    cwd: &Path,
+    started: Option<i64>,
+) -> bool {
+    let Some(started) = started else {
+        return false;
+    };
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    sessions.iter().any(|s| {
+        s.agent == agent
+            && s.id == id
+            && s.modified.0.saturating_add(SAME_RUN_SLACK) >= started
+            && s.cwd
+                .as_deref()
+                .is_none_or(|c| c == cwd || canonical(c).is_some_and(|c| Some(c) == canonical(cwd)))
+    })
 }
 
 #[cfg(test)]

@@ -102,6 +102,7 @@ pub fn capture(
                             ),
                             invocation: r.invocation,
                             cwd: r.cwd.map(|c| c.into_os_string().into_vec()),
+                            started: table.started_at(id).map(|t| t.0),
                         },
                     );
                 }
@@ -127,7 +128,7 @@ pub fn capture(
             continue;
         }
         if let Ok(text) = tmux.capture_text(&p.target, HINT_HISTORY) {
-            exit_hint(db, pane, &seen, &text, now)?;
+            exit_hint(db, &homes(), pane, &seen, &text, now)?;
         }
     }
     if next != prev {

@@ -317,6 +317,43 @@ fn an_agent_version_not_verified_is_a_warning_that_does_not_fail() {
 }
 
 #[test]
+fn doctor_never_runs_an_agent_found_through_a_relative_path_entry() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    // A `claude` in the directory doctor runs in (a cloned repository, say),
+    // reachable through `.` ahead of the real one on PATH.
+    let planted = home.path().join("claude");
+    let canary = home.path().join("planted-ran");
+    fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh
+touch '{}'
+echo '9.9.9'
+",
+            canary.display()
+        ),
+    )
+    .expect("planted claude");
+    fs::set_permissions(&planted, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut path = OsString::from(".:");
+    path.push(&home.path_var);
+    let out = home
+        .command(home.bin().join("agent-resume"))
+        .arg("doctor")
+        .args(["-L", tmux.socket()])
+        .env("TMUX_TMPDIR", tmux.tmpdir())
+        .env("PATH", &path)
+        .output()
+        .expect("doctor runs");
+    let stdout = text(&out);
+    assert!(!canary.exists(), "doctor ran ./claude:\n{stdout}");
+    let l = line(&stdout, "agent.claude.version");
+    assert!(l.starts_with("✓ ") && l.contains("2.1.332"), "{stdout}");
+}
+
+#[test]
 fn json_output_has_stable_keys_and_the_same_verdict() {
     let home = Home::new(CLAUDE_VERSION);
     let tmux = home.tmux(false);

@@ -38,6 +38,11 @@ claude)
   if [ -n "$STANDIN_HINT" ]; then
     echo "[stand-in claude] ready"
     read -r line
+    # As the real CLI: the transcript is written before the hint.
+    d="$HOME/.claude/projects/$(printf %s "$PWD" | sed 's/[^A-Za-z0-9]/-/g')"
+    mkdir -p "$d"
+    printf '{"type":"user","cwd":"%s","sessionId":"%s","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-12-01T00:00:00Z"}\n' \
+      "$PWD" "$id" > "$d/$id.jsonl"
     printf 'Resume this session with:\nclaude --resume %s\n' "$id"
     exit 0
   fi
@@ -339,6 +344,61 @@ fn an_agent_that_exits_printing_its_exit_hint_is_captured_from_the_hint() {
             "--model sonnet".to_owned()
         ))
     );
+}
+
+#[test]
+fn a_hint_printed_after_the_agent_exited_names_no_session_for_the_pane() {
+    let w = World::new();
+    let cwd = w.dir.path().join("w/printed");
+    // An older conversation of this directory, written long before the run.
+    let old = "0a1b3c1f-5d2e-4a4b-8a4b-9e0f3c4d5e6f";
+    let slug: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let projects = w.dir.path().join("home/.claude/projects").join(slug);
+    fs::create_dir_all(&projects).unwrap();
+    let transcript = projects.join(format!("{old}.jsonl"));
+    fs::write(
+        &transcript,
+        format!(
+            "{{\"type\":\"user\",\"cwd\":\"{}\",\"sessionId\":\"{old}\",\"message\":{{\"role\":\"user\",\"content\":\"old\"}},\"uuid\":\"u1\",\"timestamp\":\"2026-01-01T00:00:00Z\"}}\n",
+            cwd.display()
+        ),
+    )
+    .unwrap();
+    let day_ago = SystemTime::now() - std::time::Duration::from_secs(86_400);
+    fs::File::options()
+        .write(true)
+        .open(&transcript)
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+    let never = "7b7b3c1f-5d2e-4a4b-8a4b-9e0f3c4d5e6f";
+    for (i, fake) in [old, never].into_iter().enumerate() {
+        let pane = w.pane(
+            "printed",
+            &format!("STANDIN_HINT=1 STANDIN_ID={HINT_ID} claude --model sonnet"),
+        );
+        w.save();
+        // The agent exits with its own hint; then a program the user runs
+        // prints a hint-shaped line of its own, before the next save.
+        w.tmux.type_line(&pane, "");
+        w.tmux.wait_screen(&pane, "the agent's exit", |s| {
+            s.contains(&format!("claude --resume {HINT_ID}")) && s.trim_end().ends_with("bash$")
+        });
+        w.tmux.type_line(
+            &pane,
+            &format!("printf 'Resume this session with:\\nclaude --resume %s\\n' {fake}"),
+        );
+        w.tmux.wait_screen(&pane, "the printed hint", |s| {
+            s.contains(&format!("claude --resume {fake}")) && s.trim_end().ends_with("bash$")
+        });
+        w.save();
+        let got = w.recordings();
+        assert_eq!(got.get(&pane), None, "case {i}: {got:#?}");
+    }
 }
 
 #[test]

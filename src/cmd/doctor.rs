@@ -516,7 +516,7 @@ fn agents() -> Vec<Check> {
         else {
             continue;
         };
-        let version = crate::process::output_within(&[word, "--version"], VERSION_TIMEOUT);
+        let version = crate::process::output_within(word, &["--version"], VERSION_TIMEOUT);
         if let Some(hooks) = crate::cmd::hooks::check(agent.kind, &homes, version.as_deref()) {
             // Codex's shared app-server daemon runs every window's sessions
             // with the first window's environment: its hooks record nothing.

@@ -107,18 +107,9 @@ fn events(agent: AgentKind) -> &'static [&'static str] {
 /// The installed name of the binary.
 const NAME: &str = "agent-resume";
 
-/// The first executable `name` on `PATH`.
+/// The first executable `name` in an absolute `PATH` directory.
 pub fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
-        .find(|p| {
-            fs::metadata(p).is_ok_and(|m| {
-                m.is_file()
-                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
-            })
-        })
+    crate::process::on_path(name)
 }
 
 /// How hooks name this binary: `agent-resume` when the `PATH` lookup finds
@@ -565,7 +556,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
         files.push((path.clone(), Format::Toml));
         let support = if install {
             let out =
-                crate::process::output_within(&["codex", "--version"], Duration::from_secs(5));
+                crate::process::output_within("codex", &["--version"], Duration::from_secs(5));
             codex_hooks(out.as_deref())
         } else {
             CodexHooks::Supported

@@ -46,8 +46,11 @@ pub struct Args {
     /// The host already queued a command: refuse and drop the armed line.
     #[arg(long)]
     queued_command: bool,
-    /// The clock, for reproducible takes (RFC 3339; default: now).
-    #[arg(long)]
+    /// The clock, for reproducible takes in tests (RFC 3339; default: now).
+    /// Hidden: posture is decided from the recording's age at this moment,
+    /// so the shell integration never passes it (docs/security.md, "Take
+    /// re-checks time").
+    #[arg(long, hide = true)]
     now: Option<String>,
 }
 

@@ -199,7 +199,9 @@ pub fn set_per_window(text: &str) -> Result<String> {
 pub fn unset_per_window(text: &str, original: Option<&str>) -> Result<String> {
     let path = ["features", DAEMON_KEY];
     let doc = parse(text)?;
-    let own = original.and_then(|o| raw_value(o, &path)).map(|(raw, _)| raw);
+    let own = original
+        .and_then(|o| raw_value(o, &path))
+        .map(|(raw, _)| raw);
     let out = match (entry(text, doc.as_table(), &path)?, own) {
         (Some(e), Some(raw)) => splice(text, e.value.clone(), &raw),
         (Some(e), None) => remove(text, &e),
@@ -275,7 +277,10 @@ fn entry(text: &str, root: &Table, path: &[&str]) -> Result<Option<Entry>> {
             };
             let spans = entries(t);
             let order = spans.iter().position(|s| s.start == key.start).unwrap_or(0);
-            let prev = order.checked_sub(1).and_then(|p| spans.get(p)).map(|s| s.end);
+            let prev = order
+                .checked_sub(1)
+                .and_then(|p| spans.get(p))
+                .map(|s| s.end);
             let next = spans.get(order + 1).map(|s| s.start);
             Ok(Some(Entry {
                 key: key.start,
@@ -494,7 +499,10 @@ mod tests {
         let original = "\u{feff}# mine\r\nmodel = \"o3\"\r\n\r\n[features.sub]\r\nx = 1 # keep\r\n";
         let installed = round_trip(original, true);
         assert!(installed.starts_with('\u{feff}'), "{installed:?}");
-        assert!(!installed.replace("\r\n", "").contains('\n'), "{installed:?}");
+        assert!(
+            !installed.replace("\r\n", "").contains('\n'),
+            "{installed:?}"
+        );
         assert!(
             installed.contains("\r\nfeatures.daemon_auto_start = false\r\n"),
             "{installed:?}"
@@ -536,7 +544,8 @@ mod tests {
 
     #[test]
     fn uninstall_keeps_what_the_user_changed_meanwhile() {
-        let original = "model = \"o3\"\r\nnotify = [\"notify-send\"]\r\n\r\n[features.sub]\r\nx = 1\r\n";
+        let original =
+            "model = \"o3\"\r\nnotify = [\"notify-send\"]\r\n\r\n[features.sub]\r\nx = 1\r\n";
         let installed = set_per_window(&install_notify(original, PROG, &ours).unwrap()).unwrap();
         let edited = installed.replace("\"o3\"", "\"o4\"") + "[tui]\r\ny = 2\r\n";
         let back = uninstall_notify(&edited, &ours, Some(original)).unwrap();
@@ -556,10 +565,19 @@ mod tests {
     fn files_codex_config_cannot_take_are_refused() {
         let install = |t: &str| install_notify(t, PROG, &ours).err();
         assert_eq!(install("a = "), Some(CodexConfigError::NotToml));
-        assert_eq!(install("notify = 3\n"), Some(CodexConfigError::NotifyNotAList));
-        assert_eq!(install("[notify]\n"), Some(CodexConfigError::NotifyNotAList));
+        assert_eq!(
+            install("notify = 3\n"),
+            Some(CodexConfigError::NotifyNotAList)
+        );
+        assert_eq!(
+            install("[notify]\n"),
+            Some(CodexConfigError::NotifyNotAList)
+        );
         let window = |t: &str| set_per_window(t).err();
-        assert_eq!(window("features = 3\n"), Some(CodexConfigError::FeaturesNotATable));
+        assert_eq!(
+            window("features = 3\n"),
+            Some(CodexConfigError::FeaturesNotATable)
+        );
         assert_eq!(
             window("[[features]]\n"),
             Some(CodexConfigError::FeaturesNotATable)
@@ -585,8 +603,17 @@ mod tests {
             Just(vec![String::new()]),
             Just(vec![format!("k{i} = \"v\"  # trailing")]),
             Just(vec![format!("d{i}.x.y = 1")]),
-            Just(vec![format!("a{i} = ["), "  1, # one".into(), "  2,".into(), "]".into()]),
-            Just(vec![format!("s{i} = \"\"\""), "two".into(), "lines\"\"\"".into()]),
+            Just(vec![
+                format!("a{i} = ["),
+                "  1, # one".into(),
+                "  2,".into(),
+                "]".into()
+            ]),
+            Just(vec![
+                format!("s{i} = \"\"\""),
+                "two".into(),
+                "lines\"\"\"".into()
+            ]),
         ]
     }
 
@@ -611,7 +638,9 @@ mod tests {
 
     fn notify_line() -> impl Strategy<Value = Option<Vec<String>>> {
         prop::option::of(prop_oneof![
-            Just(vec!["notify = [\"notify-send\", \"done\"] # mine".to_owned()]),
+            Just(vec![
+                "notify = [\"notify-send\", \"done\"] # mine".to_owned()
+            ]),
             Just(vec!["notify=['a']".to_owned()]),
             Just(vec!["notify = [".to_owned(), "  \"x\",".into(), "]".into()]),
             Just(vec!["notify = []".to_owned()]),

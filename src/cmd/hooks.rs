@@ -13,7 +13,8 @@
 //!   `notify` becomes `[agent-resume, hook, codex]` in every case (the
 //!   fallback: it reports after each completed turn); a notifier the user
 //!   already had is chained (`--chain PROGRAM ARGS…`) and restored on
-//!   uninstall, in its own formatting. Comments and formatting are kept.
+//!   uninstall, in its own text. Only those entries are spliced, every
+//!   other byte is kept ([`codex_config`]).
 //!   Codex 0.171 runs the sessions of every TUI of a `$CODEX_HOME` in one
 //!   shared background server (`codex app-server --managed-daemon`) with
 //!   the environment of the TUI that started it, so its hooks cannot tell
@@ -23,6 +24,11 @@
 //!   end with their window), recorded in `config.toml.agent-resume.per-window`
 //!   so uninstall gives back the value (or absence) the file had; without
 //!   it install leaves Codex's server alone and says so.
+//!
+//! Files are replaced through a temporary file under a fresh random name,
+//! created `O_EXCL | O_NOFOLLOW` ([`write_atomic`]); a symlinked settings
+//! file is written through only to the user's own regular file
+//! ([`write_target`]).
 //!
 //! The original file is copied once to `<file>.agent-resume.bak` (never
 //! overwritten by a later install, removed once uninstall has given the

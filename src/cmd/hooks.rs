@@ -13,7 +13,8 @@
 //!   `notify` becomes `[agent-resume, hook, codex]` in every case (the
 //!   fallback: it reports after each completed turn); a notifier the user
 //!   already had is chained (`--chain PROGRAM ARGS…`) and restored on
-//!   uninstall, in its own formatting. Comments and formatting are kept.
+//!   uninstall, in its own text. Only those entries are spliced, every
+//!   other byte is kept ([`codex_config`]).
 //!   Codex 0.171 runs the sessions of every TUI of a `$CODEX_HOME` in one
 //!   shared background server (`codex app-server --managed-daemon`) with
 //!   the environment of the TUI that started it, so its hooks cannot tell
@@ -23,6 +24,11 @@
 //!   end with their window), recorded in `config.toml.agent-resume.per-window`
 //!   so uninstall gives back the value (or absence) the file had; without
 //!   it install leaves Codex's server alone and says so.
+//!
+//! Files are replaced through a temporary file under a fresh random name,
+//! created `O_EXCL | O_NOFOLLOW` ([`write_atomic`]); a symlinked settings
+//! file is written through only to the user's own regular file
+//! ([`write_target`]).
 //!
 //! The original file is copied once to `<file>.agent-resume.bak` (never
 //! overwritten by a later install, removed once uninstall has given the
@@ -52,6 +58,8 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::EXIT_REFUSED;
+use agent_resume_core::codex_config;
+
 use crate::hook_config::{self, Ours};
 
 #[derive(clap::Args)]
@@ -187,95 +195,15 @@ fn edit_json(
     })
 }
 
-fn is_our_notify(a: &toml_edit::Array, program: &str) -> bool {
-    let words: Vec<&str> = a.iter().filter_map(|v| v.as_str()).collect();
-    words.len() >= 3
-        && is_our_program(words[0], program)
-        && words[1] == "hook"
-        && words[2] == "codex"
-}
-
-fn words_of(a: &toml_edit::Array) -> Vec<String> {
-    a.iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect()
-}
-
-/// Edits `config.toml`'s `notify`. On uninstall, a restored notifier equal
-/// to the one in `original` (the backup) gets its original formatting back.
+/// Edits `config.toml`'s `notify`, splicing only its own bytes
+/// ([`codex_config`]). On uninstall, a restored notifier equal to the one in
+/// `original` (the backup) gets its original text back.
 fn edit_toml(text: &str, install: bool, program: &str, original: Option<&str>) -> Result<String> {
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .context("config.toml is not valid TOML; not touching it")?;
-    let existing = doc.get("notify").and_then(|i| i.as_array()).cloned();
-    let chained: Vec<String> = match &existing {
-        Some(a) if is_our_notify(a, program) => {
-            let words = words_of(a);
-            match words.iter().position(|w| w == "--chain") {
-                Some(i) => words[i + 1..].to_vec(),
-                None => Vec::new(),
-            }
-        }
-        Some(a) => words_of(a),
-        None => {
-            if doc.contains_key("notify") {
-                bail!("`notify` in config.toml is not a list; not touching it");
-            }
-            Vec::new()
-        }
-    };
-    let mut words: Vec<String> = Vec::new();
-    if install {
-        words.extend([program.to_owned(), "hook".into(), "codex".into()]);
-        if !chained.is_empty() {
-            words.push("--chain".into());
-        }
-    }
-    words.extend(chained);
-    if existing.as_ref().is_some_and(|a| words_of(a) == words) {
-        return Ok(text.to_owned());
-    }
-    if words.is_empty() {
-        doc.remove("notify");
-        let out = doc.to_string();
-        // The serializer ends the last key with a newline: a file that had
-        // none before install gets its last byte back.
-        return Ok(match original {
-            Some(o) if o.trim_end_matches('\n') == out.trim_end_matches('\n') => o.to_owned(),
-            _ => out,
-        });
-    }
-    let before = original
-        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
-        .and_then(|d| d.get("notify").and_then(|i| i.as_value()).cloned())
-        .filter(|v| v.as_array().is_some_and(|a| words_of(a) == words));
-    let value = match before {
-        Some(v) => v,
-        None => {
-            let mut array = toml_edit::Array::new();
-            for w in words {
-                array.push(w);
-            }
-            let mut value = toml_edit::Value::Array(array);
-            if let Some(old) = doc.get("notify").and_then(|i| i.as_value()) {
-                *value.decor_mut() = old.decor().clone();
-            }
-            value
-        }
-    };
-    doc["notify"] = toml_edit::Item::Value(value);
-    Ok(doc.to_string())
-}
-
-/// Whether Codex's `config.toml` text turns its shared app-server daemon
-/// off (`[features] daemon_auto_start = false`), so each window runs its
-/// own sessions.
-pub fn codex_per_window(text: &str) -> bool {
-    text.parse::<toml_edit::DocumentMut>().is_ok_and(|doc| {
-        doc.get("features")
-            .and_then(|f| f.get(DAEMON_KEY))
-            .and_then(toml_edit::Item::as_bool)
-            == Some(false)
+    let ours = |w: &str| is_our_program(w, program);
+    Ok(if install {
+        codex_config::install_notify(text, program, &ours)?
+    } else {
+        codex_config::uninstall_notify(text, &ours, original)?
     })
 }
 
@@ -284,83 +212,11 @@ pub fn codex_per_window(text: &str) -> bool {
 /// when the file cannot be located.
 pub fn codex_shares_a_server(homes: &Homes) -> bool {
     match default_file(AgentKind::Codex, homes) {
-        Some(Some(path)) => !codex_per_window(&read(&path).ok().flatten().unwrap_or_default()),
+        Some(Some(path)) => {
+            !codex_config::per_window(&read(&path).ok().flatten().unwrap_or_default())
+        }
         Some(None) | None => false,
     }
-}
-
-/// Codex's switch for its shared app-server daemon, under `[features]`.
-const DAEMON_KEY: &str = "daemon_auto_start";
-
-/// `text` with `[features] daemon_auto_start = false`, every other byte
-/// kept.
-fn set_per_window(text: &str) -> Result<String> {
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .context("config.toml is not valid TOML; not touching it")?;
-    if !doc.contains_key("features") {
-        doc.insert("features", toml_edit::Item::Table(toml_edit::Table::new()));
-    }
-    match doc.get_mut("features") {
-        Some(toml_edit::Item::Table(t)) => {
-            t.insert(DAEMON_KEY, toml_edit::value(false));
-        }
-        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(t))) => {
-            t.insert(DAEMON_KEY, false.into());
-        }
-        _ => bail!("`features` in config.toml is not a table; not touching it"),
-    }
-    Ok(doc.to_string())
-}
-
-/// `text` with `daemon_auto_start` as `original` (the file before install)
-/// had it: its value, or no key (and no `[features]` table, when install
-/// made it). Byte for byte the original when nothing else differs.
-fn unset_per_window(text: &str, original: Option<&str>) -> Result<String> {
-    let mut doc: toml_edit::DocumentMut = text
-        .parse()
-        .context("config.toml is not valid TOML; not touching it")?;
-    let before = original.and_then(|o| o.parse::<toml_edit::DocumentMut>().ok());
-    let had_table = before.as_ref().is_some_and(|d| d.contains_key("features"));
-    let value = before
-        .as_ref()
-        .and_then(|d| d.get("features"))
-        .and_then(|f| f.get(DAEMON_KEY))
-        .and_then(toml_edit::Item::as_value)
-        .cloned();
-    let empty = match doc.get_mut("features") {
-        Some(toml_edit::Item::Table(t)) => {
-            match value {
-                Some(v) => {
-                    t.insert(DAEMON_KEY, toml_edit::Item::Value(v));
-                }
-                None => {
-                    t.remove(DAEMON_KEY);
-                }
-            }
-            t.is_empty()
-        }
-        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(t))) => {
-            match value {
-                Some(v) => {
-                    t.insert(DAEMON_KEY, v);
-                }
-                None => {
-                    t.remove(DAEMON_KEY);
-                }
-            }
-            t.is_empty()
-        }
-        _ => false,
-    };
-    if empty && !had_table {
-        doc.remove("features");
-    }
-    let out = doc.to_string();
-    Ok(match original {
-        Some(o) if o.trim_end_matches('\n') == out.trim_end_matches('\n') => o.to_owned(),
-        _ => out,
-    })
 }
 
 /// Line diff (longest common subsequence), for `--dry-run`.
@@ -413,30 +269,79 @@ fn create_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(created)
 }
 
-/// Replaces the file's contents atomically. A symlinked settings file (a
-/// dotfiles checkout) is written through: its target is replaced, the link
-/// stays. The file keeps its permissions (new files are 0600).
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let path = match fs::symlink_metadata(path) {
+/// The file a write of `path` replaces: `path` itself, or, when `path` is
+/// a symlink (a dotfiles checkout), the file it resolves to if that is a
+/// regular file of the user's own; the link then stays a link. A link to
+/// anything else (another user's file, a directory, nothing) is refused:
+/// never replaced by a regular file, never written through.
+fn write_target(path: &Path) -> Result<PathBuf> {
+    const REFUSED: &str = "the settings file is a link to something other than a regular file \
+                           of your own; not touching it (edit the file it points to yourself)";
+    match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
-            fs::canonicalize(path).context("cannot follow the settings link")?
+            let target = fs::canonicalize(path).context(REFUSED)?;
+            let m = fs::symlink_metadata(&target).context(REFUSED)?;
+            let own =
+                std::os::unix::fs::MetadataExt::uid(&m) == rustix::process::geteuid().as_raw();
+            if !m.file_type().is_file() || !own {
+                bail!(REFUSED);
+            }
+            Ok(target)
         }
-        _ => path.to_path_buf(),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// How many fresh temporary names a write tries before it gives up.
+const TEMP_ATTEMPTS: usize = 4;
+
+/// Replaces the file's contents atomically: a temporary file beside it,
+/// named afresh for each attempt (`<file>.agent-resume.<random>.tmp`) and
+/// created with `O_EXCL | O_NOFOLLOW`, so nothing planted at any name is
+/// followed, written through or renamed over the file; written, synced,
+/// renamed over `path`. The file keeps its permissions (new files 0600).
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    write_atomic_named(path, text, || uuid::Uuid::new_v4().simple().to_string())
+}
+
+fn write_atomic_named(path: &Path, text: &str, mut fresh: impl FnMut() -> String) -> Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let mode = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => {
+            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
+        }
+        _ => 0o600,
     };
-    let mode = fs::metadata(&path).map_or(0o600, |m| {
-        std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
-    });
-    let tmp = sidecar(&path, ".agent-resume.tmp");
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .open(&tmp)?;
-    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    fs::rename(&tmp, &path).context("cannot replace the configuration file")
+    for _ in 0..TEMP_ATTEMPTS {
+        let tmp = sidecar(path, &format!(".agent-resume.{}.tmp", fresh()));
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut f = match rustix::fs::open(&tmp, flags, Mode::from_raw_mode(mode)) {
+            Ok(fd) => fs::File::from(fd),
+            // Taken (planted, or a concurrent write): another name.
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(e) => {
+                return Err(std::io::Error::from(e))
+                    .context("cannot create a temporary file beside the configuration file")
+            }
+        };
+        let written = f
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .and_then(|()| f.write_all(text.as_bytes()))
+            .and_then(|()| f.sync_all())
+            .and_then(|()| fs::rename(&tmp, path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(e).context("cannot replace the configuration file");
+        }
+        // The rename itself survives a crash once the directory is synced.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Ok(d) = fs::File::open(dir.unwrap_or(Path::new("."))) {
+            let _ = d.sync_all();
+        }
+        return Ok(());
+    }
+    bail!("cannot create a temporary file beside the configuration file: every name tried is taken")
 }
 
 /// `<path><suffix>`, beside the file.
@@ -580,6 +485,8 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
     for (path, format) in files {
         let old = read(&path)?;
         let backup = read(&sidecar(&path, BACKUP))?;
+        // Refused before anything is written beside it.
+        let target = write_target(&path)?;
         let text = old.as_deref().unwrap_or("");
         let mut new = match format {
             Format::Toml => edit_toml(text, install, &program, backup.as_deref())?,
@@ -589,14 +496,14 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
         // back on uninstall only when install switched it.
         let per_window_record = sidecar(&path, PER_WINDOW);
         let per_window_set =
-            format == Format::Toml && install && args.per_window && !codex_per_window(text);
+            format == Format::Toml && install && args.per_window && !codex_config::per_window(text);
         if per_window_set {
-            new = set_per_window(&new)?;
+            new = codex_config::set_per_window(&new)?;
         }
         let per_window_undo =
             format == Format::Toml && !install && read(&per_window_record)?.is_some();
         if per_window_undo {
-            new = unset_per_window(&new, backup.as_deref())?;
+            new = codex_config::unset_per_window(&new, backup.as_deref())?;
         }
         let shown = crate::paths::show(&path);
         let record = sidecar(&path, CREATED);
@@ -647,7 +554,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                         write_once(&path, CREATED, &(json!(created).to_string() + "\n"))?;
                     }
                 }
-                write_atomic(&path, &new)?;
+                write_atomic(&target, &new)?;
                 if per_window_set {
                     write_once(&path, PER_WINDOW, "daemon_auto_start\n")?;
                 }
@@ -662,7 +569,7 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                 }
             }
             Action::Write(new) => {
-                write_atomic(&path, &new)?;
+                write_atomic(&target, &new)?;
                 if backup.as_deref() == Some(new.as_str()) {
                     fs::remove_file(sidecar(&path, BACKUP)).context("cannot remove the backup")?;
                 }
@@ -690,7 +597,9 @@ pub fn run(args: Args, install: bool) -> Result<ExitCode> {
                      Codex window runs its own sessions (they end with their window), so its \
                      hooks know their pane; uninstall-hooks codex restores the setting"
                 );
-            } else if shared_server_note && !codex_per_window(&read(&path)?.unwrap_or_default()) {
+            } else if shared_server_note
+                && !codex_config::per_window(&read(&path)?.unwrap_or_default())
+            {
                 eprintln!(
                     "agent-resume: note: Codex runs the sessions of all its windows in one \
                      shared background server, whose hooks cannot tell which pane a session \
@@ -754,18 +663,20 @@ fn check_notify(path: &Path, program: &str) -> Result<(), String> {
         Ok(None) => return Err(format!("{shown} does not exist")),
         Err(e) => return Err(format!("{e:#}")),
     };
-    let doc: toml_edit::DocumentMut = text
-        .parse()
-        .map_err(|_| format!("{shown} is not valid TOML"))?;
-    match doc.get("notify").and_then(|i| i.as_array()) {
-        Some(a) if is_our_notify(a, program) => {
-            let word = words_of(a).into_iter().next().unwrap_or_default();
-            if runs(&word) {
+    let words = match codex_config::notify(&text) {
+        Err(codex_config::CodexConfigError::NotToml) => {
+            return Err(format!("{shown} is not valid TOML"))
+        }
+        other => other.ok().flatten().unwrap_or_default(),
+    };
+    match words.first() {
+        Some(word) if codex_config::is_our_notify(&words, &|w| is_our_program(w, program)) => {
+            if runs(word) {
                 Ok(())
             } else {
                 Err(format!(
                     "notify in {shown} runs {}, which is missing or not executable",
-                    crate::paths::escape(&word)
+                    crate::paths::escape(word)
                 ))
             }
         }
@@ -910,20 +821,24 @@ mod tests {
         ];
         for original in cases {
             let installed = edit_toml(original, true, BIN, Some(original)).expect("notify");
-            let installed = set_per_window(&installed).expect("per window");
-            assert!(codex_per_window(&installed), "{original:?} → {installed}");
-            assert!(!codex_per_window(original), "{original:?}");
+            let installed = codex_config::set_per_window(&installed).expect("per window");
+            assert!(
+                codex_config::per_window(&installed),
+                "{original:?} → {installed}"
+            );
+            assert!(!codex_config::per_window(original), "{original:?}");
             let removed = edit_toml(&installed, false, BIN, Some(original)).expect("uninstall");
-            let removed = unset_per_window(&removed, Some(original)).expect("restores");
+            let removed =
+                codex_config::unset_per_window(&removed, Some(original)).expect("restores");
             assert_eq!(removed, original, "{installed}");
         }
-        assert!(set_per_window("features = 3\n").is_err());
-        assert!(codex_per_window("[features]\ndaemon_auto_start = false\n"));
+        assert!(codex_config::set_per_window("features = 3\n").is_err());
     }
 
     fn notify(text: &str) -> Vec<String> {
-        let doc: toml_edit::DocumentMut = text.parse().expect("toml");
-        words_of(doc["notify"].as_array().expect("array"))
+        codex_config::notify(text)
+            .expect("toml")
+            .expect("a notifier")
     }
 
     #[test]
@@ -989,6 +904,45 @@ mod tests {
             json!({"hooks": {"SessionStart": [{"hooks": [
                 {"type": "command", "command": "agent-resume hook codex"}]}]}})
         );
+    }
+
+    #[test]
+    fn a_file_or_link_at_a_temporary_name_is_never_followed_and_a_fresh_name_is_tried() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("settings.json");
+        fs::write(&file, "old").expect("writes");
+        fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o640))
+            .expect("chmod");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "victim").expect("writes");
+        let planted = sidecar(&file, ".agent-resume.planted.tmp");
+        std::os::unix::fs::symlink(&victim, &planted).expect("plants a link");
+        let taken = sidecar(&file, ".agent-resume.taken.tmp");
+        fs::write(&taken, "someone's").expect("plants a file");
+        let mut names = ["planted", "taken", "fresh"].into_iter();
+        write_atomic_named(&file, "new", || names.next().unwrap_or("x").to_owned())
+            .expect("writes under the fresh name");
+        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
+        let m = fs::symlink_metadata(&file).expect("stat");
+        assert!(m.file_type().is_file());
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777,
+            0o640
+        );
+        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
+        assert_eq!(fs::read_to_string(&taken).expect("reads"), "someone's");
+        assert_eq!(fs::read_link(&planted).expect("still a link"), victim);
+        assert!(!sidecar(&file, ".agent-resume.fresh.tmp").exists());
+
+        // Every name taken: the write fails and touches nothing.
+        let err = write_atomic_named(&file, "newer", || "planted".to_owned())
+            .expect_err("no name is free");
+        assert!(
+            format!("{err:#}").contains("every name tried is taken"),
+            "{err:#}"
+        );
+        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
+        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
     }
 
     #[test]

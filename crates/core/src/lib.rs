@@ -21,6 +21,8 @@
 //!   facts the host's [`FsProbe`] reports.
 //! - [`shell`]: the quoting every supported shell parses identically, and the
 //!   history marker.
+//! - [`codex_config`]: byte-exact edits of the entries `install-hooks codex`
+//!   owns in Codex's `config.toml`.
 //!
 //! # Example
 //!
@@ -59,6 +61,7 @@
 pub mod capture;
 pub mod catalog;
 pub mod claim;
+pub mod codex_config;
 pub mod eligibility;
 pub mod exit_hint;
 pub mod flag;

@@ -184,10 +184,7 @@ pub fn decide(
         Some(n) => Evidence {
             invocation: match extract_words(agent, &n.argv) {
                 Ok(Extraction::Interactive { flags, program }) => {
-                    let flags = flags
-                        .into_iter()
-                        .filter(|f| !agent.flag(&f.name).is_some_and(|d| d.posture))
-                        .collect();
+                    let flags = flags.into_iter().filter(|f| !f.is_posture(agent)).collect();
                     Some(shell_words::join(noted_argv(agent, program, flags)))
                 }
                 Ok(Extraction::Headless) | Err(_) => None,
@@ -459,6 +456,28 @@ mod tests {
                 Evidence::default(),
                 "{label}"
             );
+        }
+    }
+
+    #[test]
+    fn a_note_never_adds_a_posture_value_of_a_by_value_flag_but_adds_a_plain_one() {
+        let copilot = Catalog::embedded().agent(AgentKind::Copilot);
+        let titled = found(&["copilot"], true);
+        for (noted, want) in [
+            (
+                &["copilot", "--mode", "autopilot", "--model", "gpt-5"][..],
+                "copilot --model gpt-5",
+            ),
+            (&["copilot", "--mode=autopilot"][..], "copilot"),
+            (
+                &["copilot", "--mode", "interactive", "--model", "gpt-5"][..],
+                "copilot --model gpt-5 --mode interactive",
+            ),
+        ] {
+            let e = decide(&Table, copilot, Some(&titled), || {
+                note(noted, false, Some(20), 9_990)
+            });
+            assert_eq!(e.invocation.as_deref(), Some(want), "{noted:?}");
         }
     }
 }

@@ -1256,6 +1256,94 @@ fn posture_flags_ride_along_only_with_a_fresh_recording() {
     }
 }
 
+#[test]
+fn copilot_mode_autopilot_is_posture_by_value_in_plan_take_and_telemetry() {
+    let env = Env::new();
+    env.enable();
+    // (pane, recorded at, invocation, flag words replayed, posture carried).
+    let cases: [(u8, &str, &str, &[&str], bool); 6] = [
+        (
+            1,
+            "2026-11-29T11:00:00Z",
+            "copilot --mode autopilot",
+            &[],
+            false,
+        ),
+        (
+            2,
+            "2026-11-29T11:00:00Z",
+            "copilot --mode=autopilot",
+            &[],
+            false,
+        ),
+        (
+            3,
+            "2026-11-29T11:00:00Z",
+            "copilot --mode interactive",
+            &["--mode", "interactive"],
+            false,
+        ),
+        (4, "2026-11-29T11:00:00Z", "copilot --autopilot", &[], false),
+        (
+            5,
+            "2026-11-30T11:00:00Z",
+            "copilot --mode autopilot",
+            &["--mode", "autopilot"],
+            true,
+        ),
+        (
+            6,
+            "2026-11-30T11:00:00Z",
+            "copilot --mode=interactive",
+            &["--mode", "interactive"],
+            false,
+        ),
+    ];
+    let mut panes = Vec::new();
+    for (n, at, inv, _, _) in cases {
+        let d = env.work(&format!("p{n}"));
+        env.record(&pane(n), "copilot", &sid(n), &d, at, inv);
+        panes.push(pane_spec(n, Some(&d)));
+    }
+    let l = env.write_layout("by-value", &layout(true, vec![window(true, None, panes)]));
+    let plan = env.plan(&l);
+    for (n, at, inv, flags, carried) in cases {
+        let row = &plan[&pane(n)];
+        let what = format!("{inv} recorded at {at}");
+        assert_eq!(verdict(row), ("resume", None), "{what}: {row}");
+        assert_eq!(row["posture_carried"], carried, "{what}: {row}");
+        let mut want = vec!["copilot".to_owned()];
+        want.extend(flags.iter().map(|w| (*w).to_owned()));
+        want.push(format!("--resume={}", sid(n)));
+        assert_eq!(strings(&row["argv"]), want, "{what}");
+    }
+    // The text plan marks only the fresh `--mode autopilot` as posture.
+    let out = env.ok(&[
+        OsStr::new("plan"),
+        OsStr::new("--now"),
+        OsStr::new(NOW),
+        OsStr::new("--layout"),
+        l.as_os_str(),
+    ]);
+    let marked: Vec<&str> = out.lines().filter(|l| l.ends_with("[posture]")).collect();
+    assert_eq!(marked.len(), 1, "{out}");
+    assert!(marked[0].contains("--mode autopilot"), "{out}");
+    // Taken, each line is the plan's, and telemetry says the same.
+    env.restore(&l);
+    for (n, _, inv, _, carried) in cases {
+        let out = env.take(&pane(n), &[]);
+        assert_eq!(out.status.code(), Some(0), "{inv}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("{}\n", plan[&pane(n)]["line"].as_str().expect("line")),
+            "{inv}"
+        );
+        let last = env.events().pop().expect("an event per take");
+        assert_eq!(last["outcome"], "resumed", "{inv}");
+        assert_eq!(last["posture_carried"], carried, "{inv}");
+    }
+}
+
 // ---------------------------------------------------------- feature off ----
 
 #[test]

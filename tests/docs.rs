@@ -1,7 +1,7 @@
 //! The documentation that states facts about the catalog is checked against
 //! it, so the two can never silently disagree.
 
-use agent_resume_core::catalog::{PromptPlacement, ResumeShape};
+use agent_resume_core::catalog::{PostureRule, PromptPlacement, ResumeShape};
 use agent_resume_core::{AgentDecl, Catalog};
 
 fn resume_text(shape: &ResumeShape) -> String {
@@ -39,8 +39,14 @@ fn flag_list(a: &AgentDecl, posture: bool) -> String {
     let names: Vec<String> = a
         .flags
         .iter()
-        .filter(|f| f.carry && f.posture == posture)
-        .map(|f| format!("`{}`", f.name))
+        .filter(|f| f.carry && f.may_be_posture() == posture)
+        .map(|f| match &f.posture {
+            PostureRule::ExceptValues(plain) => {
+                let plain: Vec<String> = plain.iter().map(|v| format!("`{v}`")).collect();
+                format!("`{}` (but {})", f.name, plain.join(" "))
+            }
+            PostureRule::Never | PostureRule::Always => format!("`{}`", f.name),
+        })
         .collect();
     if names.is_empty() {
         "—".into()

@@ -25,7 +25,8 @@ mod decl;
 mod validate;
 
 use decl::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PromptPlacement, ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
+    ResumeShape,
 };
 use shape::{Segment, Shape};
 
@@ -250,14 +251,20 @@ fn flag(f: &FlagDecl) -> String {
         Arity::Optional => "Optional",
         Arity::Variadic => "Variadic",
     };
+    let posture = match &f.posture {
+        PostureRule::Never => "PostureRule::Never".to_owned(),
+        PostureRule::Always => "PostureRule::Always".to_owned(),
+        PostureRule::ExceptValues(plain) => {
+            format!("PostureRule::ExceptValues({})", strings(plain))
+        }
+    };
     format!(
         "                FlagDecl {{ name: {}, aliases: {}, arity: Arity::{arity}, shape: {}, \
-         carry: {}, posture: {}, headless: {} }},\n",
+         carry: {}, posture: {posture}, headless: {} }},\n",
         string(&f.name),
         strings(&f.aliases),
         option(f.shape.as_ref().map(shape)),
         f.carry,
-        f.posture,
         f.headless
     )
 }

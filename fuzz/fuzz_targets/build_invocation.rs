@@ -24,7 +24,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         let value = d.shape.as_ref().map(|_| words.next().expect("value follows"));
         assert_eq!(i.flags.iter().rev().find(|f| *f.name == **name).map(|f| f.value.as_deref()), Some(value.map(String::as_str)));
         assert!(value.is_none_or(|v| is_safe_value(v)), "{value:?}");
-        (last, posture) = (Some(at), posture | d.posture);
+        (last, posture) = (Some(at), posture | d.is_posture(value.map(String::as_str)));
     }
     assert!(inv.posture_carried == posture && !(posture && i.posture == Posture::Drop));
 });

@@ -185,6 +185,15 @@ pub fn is_safe_value(value: &str) -> bool {
         && value.bytes().all(|b| b.is_ascii_alphanumeric() || b"._:/@+=,-".contains(&b))
 }
 
+/// Whether a word of `argv` is a carried flag of `agent` that is posture with
+/// the value after it (by value: `--mode autopilot` is, `--mode plan` is not).
+pub fn has_posture_flag(agent: &AgentDecl, argv: &[String]) -> bool {
+    argv.iter().enumerate().any(|(i, w)| {
+        let value = |d: &agent_resume_core::catalog::FlagDecl| d.shape.as_ref().and(argv.get(i + 1));
+        agent.flags.iter().any(|d| d.carry && d.name == *w && d.is_posture(value(d).map(String::as_str)))
+    })
+}
+
 /// Whether `word` may run `agent`: one of its command words, or an absolute
 /// plain path (`shape::is_program_path`) whose basename is one.
 pub fn is_agent_program(agent: &AgentDecl, word: &str) -> bool {

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use agent_resume_core::catalog::ResumeShape;
+use agent_resume_core::catalog::{PostureRule, ResumeShape};
 use agent_resume_core::{AgentDecl, Catalog};
 use anyhow::Result;
 use serde::Serialize;
@@ -20,7 +20,11 @@ struct FlagRow<'a> {
     name: &'a str,
     aliases: &'a [String],
     value: bool,
+    /// Some value of it is posture.
     posture: bool,
+    /// The values reviewed as not posture; every other value is.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    plain_values: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -70,7 +74,11 @@ fn row(a: &AgentDecl) -> AgentRow<'_> {
                 name: &f.name,
                 aliases: &f.aliases,
                 value: f.shape.is_some(),
-                posture: f.posture,
+                posture: f.may_be_posture(),
+                plain_values: match &f.posture {
+                    PostureRule::ExceptValues(plain) => plain,
+                    PostureRule::Never | PostureRule::Always => &[],
+                },
             })
             .collect(),
     }
@@ -86,14 +94,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     writeln!(
         out,
-        "{:<12} {:<9} {:<34} carried flags (* = posture)",
+        "{:<12} {:<9} {:<34} carried flags (* = posture; *(but a|b) = posture but for a, b)",
         "agent", "verified", "resume"
     )?;
     for r in &rows {
         let flags: Vec<String> = r
             .flags
             .iter()
-            .map(|f| format!("{}{}", f.name, if f.posture { "*" } else { "" }))
+            .map(|f| match (f.posture, f.plain_values) {
+                (false, _) => f.name.to_owned(),
+                (true, []) => format!("{}*", f.name),
+                (true, plain) => format!("{}*(but {})", f.name, plain.join("|")),
+            })
             .collect();
         writeln!(
             out,

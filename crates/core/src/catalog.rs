@@ -5,8 +5,10 @@
 //! verified, its id shape, how its resume and headless invocations are
 //! shaped, and the flags that may be replayed. The loader refuses unknown
 //! keys, duplicates, unsafe shapes, carried flags that are variadic or have no
-//! shape, and a resume section that names an executable: the program word
-//! only ever comes from detection.
+//! shape, a list of plain values it cannot trust, and a resume section that
+//! names an executable: the program word only ever comes from detection.
+//! Whether a flag is posture is asked of [`FlagDecl::is_posture`] with the
+//! flag's value, never of the declaration directly.
 //!
 //! `agents.toml` stays the single source of truth. `build.rs` validates it
 //! with the same code as [`Catalog::load`] (a catalog that breaks a rule
@@ -23,7 +25,8 @@ mod decl;
 mod validate;
 
 pub use decl::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PromptPlacement, ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
+    ResumeShape,
 };
 
 /// The catalog shipped in the binary.
@@ -38,6 +41,31 @@ mod generated {
     use crate::shape::{Charset, Segment};
 
     include!(concat!(env!("OUT_DIR"), "/catalog.rs"));
+}
+
+impl FlagDecl {
+    /// Whether this flag with `value` (`None` for a switch) changes the
+    /// agent's permission posture: the one question every caller asks
+    /// (replay, notes, listings), so `--autopilot` and `--mode autopilot`
+    /// can never be told apart by one of them and not another. A by-value
+    /// flag without a value is posture: nothing proves it plain.
+    pub fn is_posture(&self, value: Option<&str>) -> bool {
+        match &self.posture {
+            PostureRule::Never => false,
+            PostureRule::Always => true,
+            PostureRule::ExceptValues(plain) => {
+                !value.is_some_and(|v| plain.iter().any(|p| p == v))
+            }
+        }
+    }
+
+    /// Whether any value of this flag is posture.
+    pub fn may_be_posture(&self) -> bool {
+        match &self.posture {
+            PostureRule::Never => false,
+            PostureRule::Always | PostureRule::ExceptValues(_) => true,
+        }
+    }
 }
 
 impl AgentDecl {
@@ -279,61 +307,78 @@ mod tests {
         assert_eq!(unverified, ["cursor", "antigravity", "amp", "kimi"]);
     }
 
-    /// Every posture flag the catalog declares, acknowledged by a reviewer.
-    /// A newly declared posture flag fails this test until it is added here
-    /// after checking it is safe to replay on a fresh recording.
-    const ACKNOWLEDGED_POSTURE: &[(&str, &str)] = &[
-        ("claude", "--permission-mode"),
-        ("claude", "--dangerously-skip-permissions"),
-        ("claude", "--allow-dangerously-skip-permissions"),
-        ("codex", "--sandbox"),
-        ("codex", "--ask-for-approval"),
-        ("codex", "--dangerously-bypass-approvals-and-sandbox"),
-        ("gemini", "--yolo"),
-        ("gemini", "--approval-mode"),
-        ("gemini", "--sandbox"),
-        ("opencode", "--auto"),
-        ("droid", "--auto"),
-        ("grok", "--permission-mode"),
-        ("grok", "--always-approve"),
-        ("grok", "--dangerously-skip-permissions"),
-        ("grok", "--yolo"),
-        ("grok", "--sandbox"),
-        ("qwen", "--yolo"),
-        ("qwen", "--approval-mode"),
-        ("copilot", "--allow-all-tools"),
-        ("copilot", "--allow-all-paths"),
-        ("copilot", "--allow-all-urls"),
-        ("copilot", "--allow-all"),
-        ("copilot", "--autopilot"),
-        ("cursor", "--force"),
-        ("cursor", "--sandbox"),
-        ("antigravity", "--dangerously-skip-permissions"),
-        ("amp", "--dangerously-allow-all"),
+    /// Every posture flag the catalog declares, acknowledged by a reviewer:
+    /// `None` when every value is posture, else the values reviewed as
+    /// plain (every other value is posture). A newly declared posture flag,
+    /// or a plain value added to one, fails this test until it is added
+    /// here after checking it is safe to replay on a fresh recording.
+    const ACKNOWLEDGED_POSTURE: &[(&str, &str, Option<&[&str]>)] = &[
+        ("claude", "--agent", None),
+        ("claude", "--permission-mode", None),
+        ("claude", "--dangerously-skip-permissions", None),
+        ("claude", "--allow-dangerously-skip-permissions", None),
+        ("codex", "--profile", None),
+        ("codex", "--sandbox", None),
+        ("codex", "--ask-for-approval", None),
+        ("codex", "--dangerously-bypass-approvals-and-sandbox", None),
+        ("gemini", "--yolo", None),
+        ("gemini", "--approval-mode", None),
+        ("gemini", "--sandbox", None),
+        ("opencode", "--agent", None),
+        ("opencode", "--auto", None),
+        ("droid", "--auto", None),
+        ("grok", "--permission-mode", None),
+        ("grok", "--always-approve", None),
+        ("grok", "--dangerously-skip-permissions", None),
+        ("grok", "--yolo", None),
+        ("grok", "--sandbox", None),
+        ("qwen", "--yolo", None),
+        ("qwen", "--approval-mode", None),
+        ("copilot", "--mode", Some(&["interactive", "plan"])),
+        ("copilot", "--allow-all-tools", None),
+        ("copilot", "--allow-all-paths", None),
+        ("copilot", "--allow-all-urls", None),
+        ("copilot", "--allow-all", None),
+        ("copilot", "--autopilot", None),
+        ("cursor", "--force", None),
+        ("cursor", "--sandbox", None),
+        ("antigravity", "--dangerously-skip-permissions", None),
+        ("amp", "--mode", Some(&["low", "medium", "high", "ultra"])),
+        ("amp", "--dangerously-allow-all", None),
     ];
 
     #[test]
-    fn posture_flags_are_acknowledged() {
-        let declared: Vec<(&str, &str)> = Catalog::embedded()
+    fn posture_flags_and_their_plain_values_are_acknowledged() {
+        let declared: Vec<(&str, &str, Option<Vec<&str>>)> = Catalog::embedded()
             .agents()
             .iter()
             .flat_map(|a| {
-                a.flags
-                    .iter()
-                    .filter(|f| f.posture)
-                    .map(move |f| (a.kind.as_str(), f.name.as_str()))
+                a.flags.iter().filter_map(move |f| {
+                    let plain = match &f.posture {
+                        PostureRule::Never => return None,
+                        PostureRule::Always => None,
+                        PostureRule::ExceptValues(v) => {
+                            Some(v.iter().map(String::as_str).collect())
+                        }
+                    };
+                    Some((a.kind.as_str(), f.name.as_str(), plain))
+                })
             })
             .collect();
-        for pair in &declared {
+        let acknowledged: Vec<(&str, &str, Option<Vec<&str>>)> = ACKNOWLEDGED_POSTURE
+            .iter()
+            .map(|(a, f, p)| (*a, *f, p.map(<[&str]>::to_vec)))
+            .collect();
+        for entry in &declared {
             assert!(
-                ACKNOWLEDGED_POSTURE.contains(pair),
-                "posture flag {pair:?} is not acknowledged"
+                acknowledged.contains(entry),
+                "posture flag {entry:?} is not acknowledged"
             );
         }
-        for pair in ACKNOWLEDGED_POSTURE {
+        for entry in &acknowledged {
             assert!(
-                declared.contains(pair),
-                "acknowledged posture flag {pair:?} is no longer declared"
+                declared.contains(entry),
+                "acknowledged posture flag {entry:?} is no longer declared so"
             );
         }
     }
@@ -341,29 +386,131 @@ mod tests {
     #[test]
     fn flags_whose_names_suggest_posture_are_declared_as_posture() {
         // A second net under the pinned list: a carried flag whose name speaks
-        // of permissions, approval, sandboxing or danger must be posture.
+        // of permissions, approval, sandboxing or danger must be posture; one
+        // that names a mode or a saved configuration must be posture for at
+        // least the values not reviewed as plain.
+        let always = [
+            "permission",
+            "approv",
+            "sandbox",
+            "danger",
+            "yolo",
+            "allow",
+            "auto",
+            "force",
+        ];
+        let by_value = [
+            "mode", "agent", "profile", "persona", "preset", "settings", "config",
+        ];
         for a in Catalog::embedded().agents() {
             for f in a.flags.iter().filter(|f| f.carry) {
                 let n = f.name.to_ascii_lowercase();
-                let suggests = [
-                    "permission",
-                    "approv",
-                    "sandbox",
-                    "danger",
-                    "yolo",
-                    "allow",
-                    "auto",
-                    "force",
-                ]
-                .iter()
-                .any(|w| n.contains(w));
                 assert!(
-                    !suggests || f.posture,
+                    !always.iter().any(|w| n.contains(w)) || f.posture == PostureRule::Always,
                     "{}: {} looks like posture",
+                    a.kind,
+                    f.name
+                );
+                // Whole words: `--model` names no mode.
+                let names_config = n.split('-').any(|part| by_value.contains(&part));
+                assert!(
+                    !names_config || f.may_be_posture(),
+                    "{}: {} selects a mode or configuration",
                     a.kind,
                     f.name
                 );
             }
         }
+    }
+
+    #[test]
+    fn choice_values_that_suggest_posture_are_posture_for_that_value() {
+        // `--mode autopilot` must be posture as `--autopilot` is: every
+        // choice of a carried flag that reads as a permission posture.
+        let words = [
+            "auto", "yolo", "danger", "bypass", "allow", "never", "full", "force", "skip", "approv",
+        ];
+        for a in Catalog::embedded().agents() {
+            for f in a.flags.iter().filter(|f| f.carry) {
+                let Some(Shape::Choice(choices)) = &f.shape else {
+                    continue;
+                };
+                for c in choices {
+                    let lower = c.to_ascii_lowercase();
+                    if words.iter().any(|w| lower.contains(w)) {
+                        assert!(
+                            f.is_posture(Some(c)),
+                            "{}: {} {c} reads as posture",
+                            a.kind,
+                            f.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn by_value_posture_is_posture_for_every_value_but_the_plain_ones() {
+        let copilot = Catalog::embedded().agent(AgentKind::Copilot);
+        let mode = copilot.flag("--mode").expect("copilot --mode");
+        assert!(mode.is_posture(Some("autopilot")));
+        assert!(mode.is_posture(Some("a-mode-added-later")));
+        assert!(mode.is_posture(None), "no value proves nothing plain");
+        assert!(!mode.is_posture(Some("interactive")));
+        assert!(!mode.is_posture(Some("plan")));
+        let model = copilot.flag("--model").expect("copilot --model");
+        assert!(!model.is_posture(Some("autopilot")) && !model.may_be_posture());
+        let autopilot = copilot.flag("--autopilot").expect("copilot --autopilot");
+        assert!(autopilot.is_posture(None));
+    }
+
+    #[test]
+    fn a_plain_values_list_the_loader_cannot_trust_is_a_load_error() {
+        let rule_of = |text: &str| match Catalog::load(text) {
+            Err(CatalogError::Rule { rule, .. }) => rule,
+            other => panic!("not refused by a rule: {other:?}"),
+        };
+        let mode = "plain_values = [\"interactive\", \"plan\"]";
+        for (to, want) in [
+            (
+                "plain_values = [\"interactive\", \"plan\"], posture = true",
+                "a flag is posture for every value or names its plain values, not both",
+            ),
+            (
+                "plain_values = []",
+                "plain values are a non-empty list without duplicates",
+            ),
+            (
+                "plain_values = [\"plan\", \"plan\"]",
+                "plain values are a non-empty list without duplicates",
+            ),
+            (
+                "plain_values = [\"plan\", \"bogus\"]",
+                "every plain value matches the flag's shape",
+            ),
+            (
+                "plain_values = [\"interactive\", \"plan\", \"autopilot\"]",
+                "plain values that name every choice leave no posture: drop them",
+            ),
+        ] {
+            assert_eq!(rule_of(&edited(mode, to)), want, "{to}");
+        }
+        let switch = edited(
+            "{ name = \"--continue\", arity = \"switch\" },\n  { name = \"--session-id\", arity = \"value\" },\n  { name = \"--name\"",
+            "{ name = \"--continue\", arity = \"switch\", carry = true, plain_values = [\"x\"] },\n  { name = \"--session-id\", arity = \"value\" },\n  { name = \"--name\"",
+        );
+        assert_eq!(
+            rule_of(&switch),
+            "plain values belong to a value flag with a shape"
+        );
+        let not_carried = edited(
+            "{ name = \"--session-id\", arity = \"value\" },\n  { name = \"--name\"",
+            "{ name = \"--session-id\", arity = \"value\", plain_values = [\"x\"] },\n  { name = \"--name\"",
+        );
+        assert_eq!(
+            rule_of(&not_carried),
+            "posture and shape only apply to carried flags"
+        );
     }
 }

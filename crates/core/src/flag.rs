@@ -48,6 +48,16 @@ impl RecordedFlag {
             value: Some(value.into()),
         }
     }
+
+    /// Whether this flag, with its recorded value, changes `agent`'s
+    /// permission posture ([`crate::catalog::FlagDecl::is_posture`]). A name
+    /// the agent does not declare is never replayed; it answers posture so
+    /// a caller filtering on this keeps to the safe side.
+    pub fn is_posture(&self, agent: &AgentDecl) -> bool {
+        agent
+            .flag(&self.name)
+            .is_none_or(|d| d.is_posture(self.value.as_deref()))
+    }
 }
 
 /// What an invocation tells about resuming.

@@ -109,10 +109,8 @@ pub fn replay_flags(
     let mut words = Vec::new();
     let mut posture_carried = false;
     for decl in agent.flags.iter().filter(|d| d.carry) {
-        if decl.posture && posture == Posture::Drop {
-            continue;
-        }
-        // The last recorded occurrence wins, as on the agent's command line.
+        // The last recorded occurrence wins, as on the agent's command line;
+        // a dropped posture value never falls back to an earlier one.
         let Some(rec) = recorded.iter().rev().find(|f| *f.name == *decl.name) else {
             continue;
         };
@@ -121,14 +119,17 @@ pub fn replay_flags(
             (Arity::Value, Some(shape), Some(v)) => shape.matches(v),
             _ => false,
         };
-        if !ok {
+        // Posture is a property of the flag *with its value*: `--mode
+        // autopilot` is dropped when stale exactly as `--autopilot` is.
+        let is_posture = decl.is_posture(rec.value.as_deref());
+        if !ok || (is_posture && posture == Posture::Drop) {
             continue;
         }
         words.push(decl.name.clone());
         if let Some(v) = &rec.value {
             words.push(v.to_string());
         }
-        posture_carried |= decl.posture;
+        posture_carried |= is_posture;
     }
     (words, posture_carried)
 }

@@ -4,6 +4,9 @@
 //! codex `--sandbox`, …) is replayed only when the recording is fresh:
 //! `0 ≤ now − observed_at ≤ window`. A recording dated in the future is
 //! stale. Past the window the pane still resumes, without its posture.
+//! Which flags are posture is the catalog's answer,
+//! [`FlagDecl::is_posture`](crate::catalog::FlagDecl::is_posture), asked
+//! with the flag's value: `--mode autopilot` is dropped as `--autopilot` is.
 
 use serde::{Deserialize, Serialize};
 

@@ -10,9 +10,9 @@ use agent_resume_core::invocation::{program_word, resume_words};
 use agent_resume_core::posture::decide_age;
 use agent_resume_core::shape::{is_program_path, Segment};
 use agent_resume_core::{
-    build, build_from_text, extract, quote, rebuild, render_line, AgentKind, BuildError,
-    BuildRequest, Catalog, Extraction, Invocation, Posture, PostureWindow, RecordedFlag, Refusal,
-    Shape, Shell, MARKER,
+    build, build_from_text, extract, extract_words, quote, rebuild, render_line, AgentKind,
+    BuildError, BuildRequest, Catalog, Extraction, Invocation, Posture, PostureWindow,
+    RecordedFlag, Refusal, Shape, Shell, MARKER,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -485,7 +485,7 @@ proptest! {
     #[test]
     fn posture_is_carried_iff_the_recording_age_is_within_the_window(
         (kind, age, window_secs, shell) in verified_kind()
-            .prop_filter("has a posture flag", |k| agent(*k).flags.iter().any(|f| f.posture))
+            .prop_filter("has a posture flag", |k| agent(*k).flags.iter().any(|f| f.may_be_posture()))
             .prop_flat_map(|k| (
                 Just(k),
                 prop_oneof![
@@ -502,19 +502,23 @@ proptest! {
         let window = PostureWindow::from_secs(window_secs);
         let fresh = (0..=window.millis()).contains(&age);
         prop_assert_eq!(decide_age(age, window) == Posture::Carry, fresh);
-        // Every posture flag with a value its shape accepts, typed by the user.
+        // Every posture flag with a posture value its shape accepts, typed by
+        // the user.
         let mut words = vec![a.command().to_owned()];
-        for f in a.flags.iter().filter(|f| f.posture) {
+        for f in a.flags.iter().filter(|f| f.carry && f.may_be_posture()) {
             words.push(f.name.clone());
             match &f.shape {
-                Some(Shape::Choice(v)) => words.push(v[0].clone()),
+                Some(Shape::Choice(v)) => words.extend(v.iter().find(|c| f.is_posture(Some(c))).cloned()),
                 Some(_) => words.push("a".to_owned()),
                 None => {}
             }
         }
         let inv = build_from_text(a, known_id(kind), &join(&words), age, window, shell).expect("builds");
         prop_assert_eq!(inv.posture_carried, fresh);
-        let any_posture_word = inv.argv.iter().any(|w| a.flag(w).is_some_and(|f| f.posture));
+        let Ok(Extraction::Interactive { flags, .. }) = extract_words(a, &inv.argv) else {
+            return Err(TestCaseError::fail(format!("{:?} does not read back", inv.argv)));
+        };
+        let any_posture_word = flags.iter().any(|f| f.is_posture(a));
         prop_assert_eq!(any_posture_word, fresh, "{:?}", inv.argv);
     }
 
@@ -613,8 +617,6 @@ proptest! {
             let decl = a.flag(&middle[i]).expect("a declared flag");
             prop_assert_eq!(&decl.name, &middle[i]);
             prop_assert!(decl.carry);
-            prop_assert!(carry || !decl.posture, "posture {} carried while dropping", decl.name);
-            carried_posture |= decl.posture;
             let value = match decl.arity {
                 Arity::Value => {
                     i += 1;
@@ -622,6 +624,9 @@ proptest! {
                 }
                 _ => None,
             };
+            let is_posture = decl.is_posture(value.as_deref());
+            prop_assert!(carry || !is_posture, "posture {} {:?} carried while dropping", decl.name, value);
+            carried_posture |= is_posture;
             // It is the last recording of that flag, verbatim.
             let last = flags.iter().rev().find(|f| *f.name == *decl.name);
             prop_assert_eq!(last.map(|f| f.value.as_deref()), Some(value.as_deref()));

@@ -24,6 +24,22 @@ pub enum Arity {
     Variadic,
 }
 
+/// Which values of a flag change the agent's permission posture. Asked
+/// only through [`FlagDecl::is_posture`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PostureRule {
+    /// No value does (`--model`).
+    Never,
+    /// The switch, or every value, does (`--dangerously-skip-permissions`,
+    /// `--permission-mode`, and a flag naming a saved configuration that
+    /// can carry a permission mode: `--profile`, `--agent`).
+    Always,
+    /// Every value but these does (copilot `--mode`: `autopilot` is
+    /// posture, `interactive` and `plan` are not). Fail closed: a value a
+    /// CLI adds later is posture until it is reviewed and listed here.
+    ExceptValues(Vec<String>),
+}
+
 /// One declared flag of an agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlagDecl {
@@ -37,8 +53,8 @@ pub struct FlagDecl {
     pub shape: Option<Shape>,
     /// Recorded and replayed on resume.
     pub carry: bool,
-    /// Changes the agent's permission posture.
-    pub posture: bool,
+    /// Which of its values change the agent's permission posture.
+    pub posture: PostureRule,
     /// Makes the run headless (not interactively resumable).
     pub headless: bool,
 }

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use super::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PromptPlacement, ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
+    ResumeShape,
 };
 use crate::shape::{Charset, Segment, Shape, ShapeError};
 use crate::AgentKind;
@@ -104,6 +105,9 @@ struct RawFlag {
     carry: bool,
     #[serde(default)]
     posture: bool,
+    /// The values that leave the posture alone; every other value is
+    /// posture.
+    plain_values: Option<Vec<String>>,
     #[serde(default)]
     headless: bool,
 }
@@ -300,16 +304,17 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
                 if !rf.name.starts_with("--") {
                     return Err(rule("a carried flag's canonical name is a long flag"));
                 }
-            } else if rf.posture || shape.is_some() {
+            } else if rf.posture || rf.plain_values.is_some() || shape.is_some() {
                 return Err(rule("posture and shape only apply to carried flags"));
             }
+            let posture = posture_rule(rf, shape.as_ref()).map_err(rule)?;
             flags.push(FlagDecl {
                 name: rf.name.clone(),
                 aliases: rf.aliases.clone(),
                 arity: rf.arity,
                 shape,
                 carry: rf.carry,
-                posture: rf.posture,
+                posture,
                 headless: rf.headless,
             });
         }
@@ -339,6 +344,37 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
     }
     agents.sort_by_key(|a| a.kind);
     Ok(Catalog { agents, shapes })
+}
+
+/// A carried flag's posture: `posture = true` for every value, or
+/// `plain_values` naming the only values that are not posture.
+fn posture_rule(rf: &RawFlag, shape: Option<&Shape>) -> Result<PostureRule, &'static str> {
+    let Some(plain) = &rf.plain_values else {
+        return Ok(if rf.posture {
+            PostureRule::Always
+        } else {
+            PostureRule::Never
+        });
+    };
+    if rf.posture {
+        return Err("a flag is posture for every value or names its plain values, not both");
+    }
+    let Some(shape) = shape.filter(|_| rf.arity == Arity::Value) else {
+        return Err("plain values belong to a value flag with a shape");
+    };
+    let distinct: BTreeSet<&String> = plain.iter().collect();
+    if plain.is_empty() || distinct.len() != plain.len() {
+        return Err("plain values are a non-empty list without duplicates");
+    }
+    if !plain.iter().all(|v| shape.matches(v)) {
+        return Err("every plain value matches the flag's shape");
+    }
+    if let Shape::Choice(choices) = shape {
+        if choices.iter().all(|c| distinct.contains(c)) {
+            return Err("plain values that name every choice leave no posture: drop them");
+        }
+    }
+    Ok(PostureRule::ExceptValues(plain.clone()))
 }
 
 fn resume_from_raw(

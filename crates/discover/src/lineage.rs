@@ -191,9 +191,12 @@ mod tests {
         w.iter().map(|s| (*s).to_owned()).collect()
     }
 
+    /// A process's `NAME=value` entries, or none when unreadable.
+    type Environ = Option<Vec<Vec<u8>>>;
+
     /// A process table in memory: pid → (ppid, argv, environment).
     #[derive(Default)]
-    struct Table(BTreeMap<u32, (u32, Vec<String>, Option<Vec<Vec<u8>>>)>);
+    struct Table(BTreeMap<u32, (u32, Vec<String>, Environ)>);
 
     impl Table {
         /// A process started with `TMUX_PANE=%1`.

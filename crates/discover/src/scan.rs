@@ -729,6 +729,30 @@ mod tests {
     }
 
     #[test]
+    fn a_process_calling_itself_app_server_hides_only_its_own_subtree_s_files() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let codex_root = homes.codex.clone().expect("codex home");
+        let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
+        // Above the agent it hides nothing: the agent search follows every
+        // child. Below it, a tool call so named takes away only its own
+        // files: the agent's own still name its id.
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(25, 20, &["/bin/sh", "app-server"], &[])
+            .with(30, 25, &["codex"], &[lock(ID)])
+            .with(40, 30, &["python3", "app-server"], &[lock(OTHER)])
+            .with(50, 40, &["cat"], &[lock(OTHER)]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(found.process.id.pid, 30);
+        assert_eq!(found.pids, [30]);
+        assert_eq!(
+            record_id(&t, &found, &homes),
+            Some((ID.to_owned(), Found::OpenFile))
+        );
+    }
+
+    #[test]
     fn records_name_the_id_a_registry_before_open_files_and_two_ids_are_none() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());

@@ -1,13 +1,18 @@
 //! What a hook records about the run that reported: the flags and whether
 //! it is headless, from the agent's own process.
 //!
-//! A hook is a descendant of the agent that fired it. The nearest ancestor
-//! that runs the agent (by the catalog's command words,
-//! [`agent_resume_discover::process`]) is that run, named by its pid and
-//! start time; its argv goes through the same extraction as a typed command
-//! line ([`extract_words`]), so the recording carries exactly the flags
-//! that run was started with, and a headless run (`claude -p`) is never
-//! recorded, whoever launched it.
+//! A hook is a descendant of the agent that fired it, and of the agent the
+//! user started in the pane: the same process, or the user's agent above a
+//! tool call of it (`./claude --dangerously-skip-permissions` run by the
+//! agent's shell tool). Flags, headlessness and the program path come from
+//! the *outermost* agent process ([`agent_resume_discover::lineage`]), and
+//! only when that walk proves it the pane's run: it reached the top, no
+//! process of another agent runs above, and the run was started with the
+//! pane identity the hook was (`AGENT_RESUME_PANE`, `TMUX`, `TMUX_PANE`).
+//! Otherwise the id is recorded with no flags. Its argv goes through the
+//! same extraction as a typed command line ([`extract_words`]). A report
+//! from a headless run — the pane's run, or the nearest agent process that
+//! ran the hook (`claude -p` as a tool call) — is never recorded.
 //!
 //! A shell note is consulted only when the process cannot show its flags
 //! (it wrote a title over its argv), and only when it belongs to that same
@@ -19,17 +24,18 @@
 //! with no flags.
 //!
 //! A run that serves no one pane is refused ([`Unattached`]): the agent
-//! process is the agent's shared background server (the catalog's
-//! `shared_server_args`: Codex 0.171's `codex app-server --managed-daemon`,
-//! which runs the sessions of every Codex window of a `$CODEX_HOME` with
-//! the environment of the window that started it), or it is detached from
-//! every terminal (a session leader with no controlling terminal, as a
-//! daemon is). Its pane cannot be known from the environment the hook
-//! inherits, so nothing is recorded: the right pane gets the right
-//! conversation or none.
+//! process that ran the hook, or the pane's run, is the agent's shared
+//! background server (the catalog's `shared_server_args`: Codex 0.171's
+//! `codex app-server --managed-daemon`, which runs the sessions of every
+//! Codex window of a `$CODEX_HOME` with the environment of the window that
+//! started it), or it is detached from every terminal (a session leader
+//! with no controlling terminal, as a daemon is). Its pane cannot be known
+//! from the environment the hook inherits, so nothing is recorded: the
+//! right pane gets the right conversation or none.
 
 use agent_resume_core::{extract_words, AgentDecl, Catalog, Extraction, PaneId, UnixMillis};
-use agent_resume_discover::process::{is_shared_server, nearest_agent, AgentProcess, ProcessTable};
+use agent_resume_discover::lineage::{provenance, Provenance, Top};
+use agent_resume_discover::process::{is_shared_server, AgentProcess, ProcessTable};
 use agent_resume_store::{Noted, Store};
 
 use crate::capture_apply::noted_argv;
@@ -41,6 +47,10 @@ const STARTED_BEFORE_NOTE: i64 = 2_000;
 /// How long after a note the launched process may start: the shell runs
 /// the line right after its preexec step.
 const STARTED_AFTER_NOTE: i64 = 5_000;
+
+/// The variables that name a pane ([`crate::pane_env`]): the pane's run
+/// must have been started with the hook's values of them.
+const PANE_VARS: [&str; 3] = [crate::pane_env::ENV, "TMUX", "TMUX_PANE"];
 
 /// What the hook records besides the id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -100,8 +110,15 @@ pub fn of_this_run(
 ) -> Result<Evidence, Unattached> {
     #[cfg(target_os = "linux")]
     {
+        use std::os::unix::ffi::OsStrExt;
         let table = agent_resume_discover::process::ProcFs;
         let parent = std::os::unix::process::parent_id();
+        let values = PANE_VARS.map(std::env::var_os);
+        let vars: Vec<(&str, Option<&[u8]>)> = PANE_VARS
+            .iter()
+            .zip(&values)
+            .map(|(name, v)| (*name, v.as_deref().map(OsStrExt::as_bytes)))
+            .collect();
         let note = || {
             store.noted(
                 pane,
@@ -109,7 +126,7 @@ pub fn of_this_run(
                 UnixMillis(now.0.saturating_sub(24 * 3600 * 1000)),
             )
         };
-        from_table(&table, parent, agent, note)
+        from_table(&table, parent, agent, Top::Environment(&vars), note)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -119,18 +136,19 @@ pub fn of_this_run(
 }
 
 /// The evidence for the run of `agent` above `parent` (the hook's parent)
-/// in `table`, or why it belongs to no pane.
+/// in `table`, the pane ending at `top`, or why it belongs to no pane.
 pub fn from_table(
     table: &dyn ProcessTable,
     parent: u32,
     agent: &AgentDecl,
+    top: Top<'_>,
     note: impl FnOnce() -> Option<Noted>,
 ) -> Result<Evidence, Unattached> {
-    let found = nearest_agent(table, parent, agent, Catalog::embedded());
-    if let Some(f) = &found {
+    let found = provenance(table, parent, agent, Catalog::embedded(), top);
+    for f in found.reporter().into_iter().chain(found.run()) {
         attached(table, agent, f)?;
     }
-    Ok(decide(table, agent, found.as_ref(), note))
+    Ok(decide(table, agent, &found, note))
 }
 
 /// Whether `found` runs in a pane of its own, as far as the table shows.
@@ -148,23 +166,24 @@ pub fn attached(
     Ok(())
 }
 
-/// The decision, over any process table.
+/// The decision, over any process table: flags only from a proven run.
 pub fn decide(
     table: &dyn ProcessTable,
     agent: &AgentDecl,
-    found: Option<&AgentProcess>,
+    found: &Provenance,
     note: impl FnOnce() -> Option<Noted>,
 ) -> Evidence {
-    let Some(found) = found else {
-        return Evidence::default();
-    };
-    let from_argv = extract_words(agent, &found.argv);
-    if from_argv == Ok(Extraction::Headless) {
+    let headless = |p: &AgentProcess| extract_words(agent, &p.argv) == Ok(Extraction::Headless);
+    if found.reporter().is_some_and(headless) || found.run().is_some_and(headless) {
         return Evidence {
             invocation: None,
             headless: true,
         };
     }
+    let Some(found) = found.run() else {
+        return Evidence::default();
+    };
+    let from_argv = extract_words(agent, &found.argv);
     if !found.rewritten {
         return Evidence {
             invocation: match from_argv {
@@ -234,7 +253,14 @@ mod tests {
         fn detached(&self, id: ProcessId) -> Option<bool> {
             self.0.iter().find(|r| r.0 == id.pid).map(|r| r.3)
         }
+        fn environ(&self, _id: ProcessId) -> Option<Vec<Vec<u8>>> {
+            Some(Vec::new())
+        }
     }
+
+    /// A hook whose environment names its pane by no variable, as every
+    /// process of [`Rows`] was started.
+    const TOP: Top<'static> = Top::Environment(&[]);
 
     const DAEMON: &[&str] = &[
         "/h/.codex/packages/app-server-daemon/releases/0.171.0-x86_64-unknown-linux-musl/bin/codex",
@@ -282,12 +308,12 @@ mod tests {
     fn a_hook_under_codex_s_shared_daemon_is_attributed_to_no_pane() {
         for detached in [false, true] {
             assert_eq!(
-                from_table(&two_tuis(detached), 60, codex(), || None),
+                from_table(&two_tuis(detached), 60, codex(), TOP, || None),
                 Err(Unattached::SharedServer),
                 "the daemon's argv decides, whatever its terminal"
             );
         }
-        let own = from_table(&two_tuis(true), 70, codex(), || None);
+        let own = from_table(&two_tuis(true), 70, codex(), TOP, || None);
         assert!(
             own.is_ok_and(|e| e.invocation.is_some() && !e.headless),
             "a TUI that runs its own hooks is its pane's"
@@ -303,16 +329,82 @@ mod tests {
             (41, 31, &["agent-resume", "hook", "claude"], false),
         ]);
         assert_eq!(
-            from_table(&rows, 40, claude(), || None),
+            from_table(&rows, 40, claude(), TOP, || None),
             Err(Unattached::Detached)
         );
         assert_eq!(
-            from_table(&rows, 41, claude(), || None).map(|e| e.invocation),
+            from_table(&rows, 41, claude(), TOP, || None).map(|e| e.invocation),
             Ok(Some("claude --model opus".to_owned()))
         );
         // A table that cannot tell (not Linux, a stand-in) keeps the run.
         assert_eq!(
-            from_table(&Table, 40, claude(), || None),
+            from_table(&Table, 40, claude(), TOP, || None),
+            Ok(Evidence::default())
+        );
+    }
+
+    /// The user's `claude --model opus` (30) in a pane; its shell tool (40)
+    /// runs `inner` (50), which runs the hook through `sh -c` (60).
+    fn nested(inner: &'static [&'static str]) -> Rows {
+        Rows(vec![
+            (10, 1, &["tmux"], true),
+            (20, 10, &["bash"], false),
+            (30, 20, &["claude", "--model", "opus"], false),
+            (40, 30, &["/bin/bash", "-c", "./claude"], false),
+            (50, 40, inner, false),
+            (
+                60,
+                50,
+                &["/bin/sh", "-c", "agent-resume hook claude"],
+                false,
+            ),
+        ])
+    }
+
+    #[test]
+    fn a_fake_agent_in_the_agent_s_tool_shell_adds_no_flag_and_the_user_s_run_speaks() {
+        let fake = nested(&["/bin/sh", "./claude", "--dangerously-skip-permissions"]);
+        let e = from_table(&fake, 60, claude(), TOP, || None);
+        assert_eq!(
+            e,
+            Ok(Evidence {
+                invocation: Some("claude --model opus".to_owned()),
+                headless: false,
+            }),
+            "the outermost claude's flags and program word, never the tool call's"
+        );
+        // A headless tool call's report is no pane's session.
+        let headless = nested(&["claude", "-p", "hi"]);
+        assert!(from_table(&headless, 60, claude(), TOP, || None).is_ok_and(|e| e.headless));
+        // The user's run headless: an interactive-looking tool call below
+        // it records nothing either.
+        let rows = Rows(vec![
+            (20, 1, &["bash"], false),
+            (30, 20, &["claude", "-p", "task"], false),
+            (50, 30, &["claude", "--dangerously-skip-permissions"], false),
+            (60, 50, &["sh"], false),
+        ]);
+        assert!(from_table(&rows, 60, claude(), TOP, || None).is_ok_and(|e| e.headless));
+        // Under another agent: the id alone, whatever a note says.
+        let rows = Rows(vec![
+            (20, 1, &["bash"], false),
+            (30, 20, &["codex"], false),
+            (50, 30, &["claude", "--dangerously-skip-permissions"], false),
+            (60, 50, &["sh"], false),
+        ]);
+        assert_eq!(
+            from_table(&rows, 60, claude(), TOP, || note(
+                POSTURE,
+                false,
+                Some(20),
+                2_900
+            )),
+            Ok(Evidence::default())
+        );
+        // Started with another pane's identity than the hook's.
+        let other = Top::Environment(&[("TMUX_PANE", Some(b"%1"))]);
+        assert_eq!(
+            from_table(&fake, 60, claude(), other, || None),
             Ok(Evidence::default())
         );
     }
@@ -358,6 +450,14 @@ mod tests {
         }
     }
 
+    /// `found` proven the pane's run, and the process that reported.
+    fn run(found: &AgentProcess) -> Provenance {
+        Provenance::Run {
+            run: found.clone(),
+            reporter: None,
+        }
+    }
+
     fn note(argv: &[&str], headless: bool, pid: Option<u32>, at: i64) -> Option<Noted> {
         Some(Noted {
             argv: words(argv),
@@ -382,23 +482,23 @@ mod tests {
     #[test]
     fn the_process_argv_decides_and_a_note_adds_nothing_to_it() {
         let plain = found(&["claude"], false);
-        let e = decide(&Table, claude(), Some(&plain), || {
+        let e = decide(&Table, claude(), &run(&plain), || {
             note(POSTURE, false, Some(20), 9_990)
         });
         assert_eq!(e.invocation.as_deref(), Some("claude"));
         assert!(!e.headless);
         let flagged = found(POSTURE, false);
-        let e = decide(&Table, claude(), Some(&flagged), || None);
+        let e = decide(&Table, claude(), &run(&flagged), || None);
         assert_eq!(
             e.invocation.as_deref(),
             Some("claude --model opus --permission-mode acceptEdits")
         );
         let headless = found(&["claude", "-p", "hi"], false);
-        let e = decide(&Table, claude(), Some(&headless), || {
+        let e = decide(&Table, claude(), &run(&headless), || {
             note(&["claude"], false, Some(20), 9_990)
         });
         assert!(e.headless, "headless from the argv, whatever a note says");
-        let e = decide(&Table, claude(), Some(&plain), || {
+        let e = decide(&Table, claude(), &run(&plain), || {
             note(&["claude"], true, Some(20), 9_990)
         });
         assert!(
@@ -409,7 +509,7 @@ mod tests {
 
     #[test]
     fn without_an_agent_process_the_id_is_recorded_with_no_flags() {
-        let e = decide(&Table, claude(), None, || {
+        let e = decide(&Table, claude(), &Provenance::NoAgent, || {
             note(POSTURE, false, Some(20), 9_990)
         });
         assert_eq!(e, Evidence::default());
@@ -419,16 +519,16 @@ mod tests {
     fn a_note_fills_a_rewritten_argv_only_for_the_same_process_and_never_with_posture() {
         let titled = found(&["claude"], true);
         // The shell that launched it, noted just before it started.
-        let e = decide(&Table, claude(), Some(&titled), || {
+        let e = decide(&Table, claude(), &run(&titled), || {
             note(POSTURE, false, Some(20), 9_990)
         });
         assert_eq!(e.invocation.as_deref(), Some("claude --model opus"));
-        let e = decide(&Table, claude(), Some(&titled), || {
+        let e = decide(&Table, claude(), &run(&titled), || {
             note(&["claude"], true, Some(20), 9_990)
         });
         assert!(e.headless);
         // `run`, which became the agent, noted just after it started.
-        let e = decide(&Table, claude(), Some(&titled), || {
+        let e = decide(&Table, claude(), &run(&titled), || {
             note(POSTURE, false, Some(30), 10_050)
         });
         assert_eq!(e.invocation.as_deref(), Some("claude --model opus"));
@@ -452,7 +552,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                decide(&Table, claude(), Some(&titled), || n),
+                decide(&Table, claude(), &run(&titled), || n),
                 Evidence::default(),
                 "{label}"
             );
@@ -474,7 +574,7 @@ mod tests {
                 "copilot --model gpt-5 --mode interactive",
             ),
         ] {
-            let e = decide(&Table, copilot, Some(&titled), || {
+            let e = decide(&Table, copilot, &run(&titled), || {
                 note(noted, false, Some(20), 9_990)
             });
             assert_eq!(e.invocation.as_deref(), Some(want), "{noted:?}");

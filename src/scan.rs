@@ -32,7 +32,8 @@ use agent_resume_core::exit_hint::scrape_agent;
 use agent_resume_core::{
     AgentKind, Capture, Catalog, IdSource, Observation, PaneId, Recording, UnixMillis,
 };
-use agent_resume_discover::process::{nearest_agent, ProcessId, ProcessTable};
+use agent_resume_discover::lineage::{provenance, Top};
+use agent_resume_discover::process::{ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
     agent_in, argv_id, record_id, session_of, Found, PaneAgent, Snapshot,
 };
@@ -166,8 +167,9 @@ pub fn scan(
         s.cwd = table.cwd(found.process.id.pid);
         let decl = catalog.agent(found.agent);
         // The same evidence a hook takes: flags and headlessness from the
-        // agent's argv, a shell note only for that very process.
-        let walked = nearest_agent(table, found.process.id.pid, decl, catalog);
+        // outermost agent process below the pane's first process, a shell
+        // note only for that very process.
+        let walked = provenance(table, found.process.id.pid, decl, catalog, Top::Pane(p.pid));
         let note = || {
             store.noted(
                 p.pane,
@@ -175,7 +177,7 @@ pub fn scan(
                 UnixMillis(now.0.saturating_sub(24 * 3600 * 1000)),
             )
         };
-        let evidence = crate::evidence::decide(table, decl, walked.as_ref(), note);
+        let evidence = crate::evidence::decide(table, decl, &walked, note);
         s.invocation = evidence.invocation.clone();
         if evidence.headless {
             s.outcome = Outcome::Headless;

@@ -1671,3 +1671,80 @@ fn a_headless_run_typed_in_the_pane_neither_becomes_nor_clears_its_recording() {
     env.run(&["forget", "--quiet", "--if-interactive"]);
     assert_eq!(env.recorded(), None);
 }
+
+/// The user's `claude --model opus` (a stand-in script, its process argv
+/// `/bin/sh …/user/claude --model opus`); a prompt made its shell tool run
+/// a script named `claude` in another directory with
+/// `--dangerously-skip-permissions`, which runs the real `hook claude`
+/// with the pane's own session id.
+#[test]
+fn a_fake_agent_run_by_the_agent_s_shell_tool_never_records_its_posture_or_its_program() {
+    let env = Env::enabled();
+    let write = |rel: &str, body: &str| {
+        let path = env.p(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    };
+    let user = write("user/claude", "/bin/sh -c \"$TOOL\"\nexit $?\n");
+    let fake = write(
+        "evil/claude",
+        "printf '%s' \"$PAYLOAD\" | \"$AGENT_RESUME_BIN\" hook claude\nexit $?\n",
+    );
+    // By a relative path as the issue shows it, and by its absolute path
+    // (a program path the recording could carry).
+    let relative = format!(
+        "cd '{}' && ./claude --dangerously-skip-permissions",
+        fake.parent().unwrap().display()
+    );
+    let absolute = format!("'{}' --dangerously-skip-permissions", fake.display());
+    let run = |tool: &str, id: &str| {
+        let mut c = Command::new(&user);
+        c.args(["--model", "opus"]);
+        env.environment(&mut c);
+        let out = c
+            .env("AGENT_RESUME_BIN", env!("CARGO_BIN_EXE_agent-resume"))
+            .env("TOOL", tool)
+            .env(
+                "PAYLOAD",
+                String::from_utf8(session_start(id, &env.work(), "startup")).unwrap(),
+            )
+            .output()
+            .expect("runs the stand-in agent");
+        assert!(out.status.success(), "{:?}", texts(&out));
+    };
+    let recording = || {
+        let loaded = Store::open(&env.db()).unwrap().load().unwrap();
+        let rows: Vec<_> = loaded.rows.into_values().collect();
+        match rows.as_slice() {
+            [agent_resume_store::RowState::Recording(r)] => r.clone(),
+            other => panic!("one recording: {other:?}"),
+        }
+    };
+    // The pane's own run reports its id (its own hook, through `sh -c`).
+    run(
+        "printf '%s' \"$PAYLOAD\" | \"$AGENT_RESUME_BIN\" hook claude",
+        ID_A,
+    );
+    assert_eq!(
+        env.recorded(),
+        Some((ID_A.to_owned(), words(&["--model=opus"])))
+    );
+    // The fake reports the pane's own id, then another, then a third.
+    for (tool, id) in [(&relative, ID_A), (&relative, ID_B), (&absolute, ID_C)] {
+        run(tool, id);
+        let r = recording();
+        assert_eq!(r.session_id, id, "the report may name the id");
+        assert_eq!(
+            env.recorded().map(|(_, flags)| flags),
+            Some(words(&["--model=opus"])),
+            "the outer run's flags, never the tool call's posture"
+        );
+        assert_eq!(
+            r.program.as_deref(),
+            Some(user.to_str().unwrap()),
+            "the program path is the user's agent's, never the fake's"
+        );
+    }
+}

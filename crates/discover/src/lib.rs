@@ -53,6 +53,7 @@ pub mod correlate;
 pub mod file;
 mod homes;
 pub mod json;
+pub mod lineage;
 mod opencode;
 mod parallel;
 mod parse;

@@ -26,7 +26,7 @@
 //! that leads a session of its own with no controlling terminal
 //! ([`ProcessTable::detached`], from `/proc/<pid>/stat` fields 6 and 7).
 
-use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
+use agent_resume_core::{AgentDecl, AgentKind, UnixMillis};
 
 /// Interpreters an agent's script may run under: `node …/cli.js`, or a
 /// shell or Python reading a script file (`#!/bin/sh`).
@@ -91,6 +91,21 @@ pub trait ProcessTable {
         let _ = id;
         None
     }
+    /// The environment `id` was started with (`/proc/<pid>/environ`), as
+    /// `NAME=value` entries: what its parent gave it, which no process
+    /// below it can change. `None`: the table cannot tell.
+    fn environ(&self, id: ProcessId) -> Option<Vec<Vec<u8>>> {
+        let _ = id;
+        None
+    }
+}
+
+/// The value of `name` among `environ`'s `NAME=value` entries.
+pub fn env_value<'a>(environ: &'a [Vec<u8>], name: &str) -> Option<&'a [u8]> {
+    environ.iter().find_map(|e| {
+        e.strip_prefix(name.as_bytes())
+            .and_then(|rest| rest.strip_prefix(b"="))
+    })
 }
 
 /// The most open files read for one process.
@@ -208,50 +223,38 @@ impl AgentProcess {
     }
 }
 
-fn ancestors(table: &dyn ProcessTable, mut pid: u32) -> Vec<ProcessInfo> {
-    let mut out: Vec<ProcessInfo> = Vec::new();
-    while pid > 1 && out.len() < MAX_DEPTH {
-        let Some(p) = table.process(pid) else { break };
-        if out.iter().any(|q| q.id.pid == p.ppid) {
-            break;
-        }
-        pid = p.ppid;
-        out.push(p);
-    }
-    out
+/// A process and its ancestors, nearest first.
+pub(crate) struct Ancestry {
+    /// The process, its parent, and so on.
+    pub chain: Vec<ProcessInfo>,
+    /// The walk reached its top: `top` when given, else a process whose
+    /// parent is pid 1 or 0. Not when it met the depth cap, a process it
+    /// could not read, or a loop.
+    pub whole: bool,
 }
 
-/// The nearest process at or above `from` that runs `agent`, walking
-/// parents. The walk stops at the first process that runs another agent of
-/// `catalog`: a hook is never credited to an agent further out than the one
-/// that ran it.
-pub fn nearest_agent(
-    table: &dyn ProcessTable,
-    from: u32,
-    agent: &AgentDecl,
-    catalog: &Catalog,
-) -> Option<AgentProcess> {
-    let mut chain = ancestors(table, from).into_iter();
-    while let Some(p) = chain.next() {
-        if let Some(argv) = agent_argv(agent, &p.argv) {
-            let rewritten = p.argv.iter().skip(1).any(String::is_empty);
-            let argv = argv.into_iter().filter(|w| !w.is_empty()).collect();
-            return Some(AgentProcess {
-                process: p,
-                argv,
-                rewritten,
-                ancestors: chain.collect(),
-            });
+/// `pid` and its ancestors, up to `top` (included) when given.
+pub(crate) fn ancestors(table: &dyn ProcessTable, mut pid: u32, top: Option<u32>) -> Ancestry {
+    let mut chain: Vec<ProcessInfo> = Vec::new();
+    loop {
+        if top.is_none() && pid <= 1 {
+            return Ancestry { chain, whole: true };
         }
-        if catalog
-            .agents()
-            .iter()
-            .any(|other| other.kind != agent.kind && is_agent_program(other, &p.argv))
-        {
-            return None;
+        if chain.len() >= MAX_DEPTH || chain.iter().any(|q| q.id.pid == pid) {
+            break;
+        }
+        let Some(p) = table.process(pid) else { break };
+        let at_top = top == Some(pid);
+        pid = p.ppid;
+        chain.push(p);
+        if at_top {
+            return Ancestry { chain, whole: true };
         }
     }
-    None
+    Ancestry {
+        chain,
+        whole: false,
+    }
 }
 
 /// The children of `pid`.
@@ -449,6 +452,22 @@ mod procfs {
             let (session, tty) = parse_stat_terminal(&line)?;
             Some(session == id.pid && tty == 0)
         }
+
+        fn environ(&self, id: ProcessId) -> Option<Vec<Vec<u8>>> {
+            if stat(id.pid)?.1 != id.start {
+                return None;
+            }
+            let raw = read_proc(
+                Path::new(&format!("/proc/{}/environ", id.pid)),
+                super::MAX_ARGV + 1,
+            )?;
+            // Over the cap, or read from a process that reused the pid.
+            if raw.len() as u64 > super::MAX_ARGV || stat(id.pid)?.1 != id.start {
+                return None;
+            }
+            let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
+            Some(raw.split(|b| *b == 0).map(<[u8]>::to_vec).collect())
+        }
     }
 }
 
@@ -467,6 +486,8 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+
+    use agent_resume_core::Catalog;
 
     use super::*;
 
@@ -598,53 +619,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_walk_finds_the_nearest_agent_ancestor_and_stops_at_another_agent() {
-        let t = Table::new(&[
-            (10, 1, &["tmux"]),
-            (20, 10, &["bash"]),
-            (30, 20, &["claude", "--model", "opus"]),
-            (40, 30, &["/bin/sh", "-c", "agent-resume hook claude"]),
-            (50, 40, &["agent-resume", "hook", "claude"]),
-            (60, 30, &["claude", "-p", "hi"]),
-            (70, 60, &["agent-resume", "hook", "claude"]),
-            (80, 30, &["codex"]),
-            (90, 80, &["agent-resume", "hook", "claude"]),
-            (100, 20, &["agent-resume", "hook", "claude"]),
-        ]);
-        let c = Catalog::embedded();
-        let found = nearest_agent(&t, 40, claude(), c).expect("claude is an ancestor");
-        assert_eq!(found.process.id.pid, 30);
-        assert_eq!(found.argv, argv(&["claude", "--model", "opus"]));
-        assert!(!found.rewritten);
-        assert_eq!(
-            found.ancestors.iter().map(|p| p.id.pid).collect::<Vec<_>>(),
-            [20, 10]
-        );
-        assert_eq!(found.launched_by(20).map(|p| p.id.pid), Some(30));
-        assert_eq!(found.launched_by(30).map(|p| p.id.pid), Some(30));
-        assert_eq!(found.launched_by(10).map(|p| p.id.pid), Some(20));
-        assert_eq!(found.launched_by(99), None);
-        // A headless run inside the interactive one is the nearest.
-        let inner = nearest_agent(&t, 60, claude(), c).expect("the inner run");
-        assert_eq!(inner.argv, argv(&["claude", "-p", "hi"]));
-        // Under another agent, no outer claude is credited.
-        assert_eq!(nearest_agent(&t, 90, claude(), c), None);
-        // No agent at all.
-        assert_eq!(nearest_agent(&t, 100, claude(), c), None);
-        assert_eq!(nearest_agent(&t, 12345, claude(), c), None);
-    }
-
-    const ARGVS: &[&[&str]] = &[
-        &["claude"],
-        &["claude", "-p", "hi"],
-        &["codex"],
-        &["bash"],
-        &["sh", "-c", "claude"],
-        &["node", "/n/@anthropic-ai/claude-code/cli.js"],
-        &["node", "/srv/app.js"],
-    ];
-
     proptest::proptest! {
         /// Whatever a process names itself (spaces, parentheses, newlines
         /// in `comm`), its parent and start time are read right.
@@ -659,59 +633,6 @@ mod tests {
             );
             proptest::prop_assert_eq!(parse_stat(&line), Some((ppid, start)));
         }
-
-        /// Whatever the table, the walk returns the starting process or an
-        /// ancestor of it that runs the agent, and nothing nearer runs any
-        /// agent.
-        #[test]
-        fn the_walk_returns_the_nearest_agent_ancestor_or_nothing(
-            rows in proptest::collection::vec((0u32..40, 0usize..ARGVS.len()), 1..40),
-            from in 2u32..42,
-        ) {
-            // pid i + 2, its parent below it (a forest rooted at 1).
-            let rows: Vec<(u32, u32, &[&str])> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, (p, a))| {
-                    let pid = u32::try_from(i).unwrap_or(0) + 2;
-                    (pid, (*p % pid).max(1), ARGVS[*a])
-                })
-                .collect();
-            let t = Table::new(&rows);
-            let c = Catalog::embedded();
-            let chain = ancestors(&t, from);
-            let runs_any = |p: &ProcessInfo| c.agents().iter().any(|a| is_agent_program(a, &p.argv));
-            match nearest_agent(&t, from, claude(), c) {
-                Some(found) => {
-                    let at = chain.iter().position(|p| p.id == found.process.id);
-                    proptest::prop_assert!(at.is_some());
-                    let at = at.unwrap_or(0);
-                    proptest::prop_assert!(is_agent_program(claude(), &found.process.argv));
-                    proptest::prop_assert!(!chain[..at].iter().any(runs_any));
-                    proptest::prop_assert_eq!(&found.ancestors[..], &chain[at + 1..]);
-                }
-                None => {
-                    let first = chain.iter().find(|p| runs_any(p));
-                    proptest::prop_assert!(
-                        first.is_none_or(|p| !is_agent_program(claude(), &p.argv))
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_title_written_over_the_argv_is_seen_as_rewritten() {
-        let t = Table::new(&[(30, 1, &["claude", "", "", ""]), (40, 30, &["hook"])]);
-        let found = nearest_agent(&t, 40, claude(), Catalog::embedded()).expect("found");
-        assert!(found.rewritten);
-        assert_eq!(found.argv, argv(&["claude"]));
-    }
-
-    #[test]
-    fn a_parent_loop_ends_the_walk() {
-        let t = Table::new(&[(30, 40, &["bash"]), (40, 30, &["bash"])]);
-        assert_eq!(nearest_agent(&t, 40, claude(), Catalog::embedded()), None);
     }
 
     #[test]

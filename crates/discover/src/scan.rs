@@ -164,32 +164,33 @@ pub struct PaneAgent {
     pub pids: Vec<u32>,
 }
 
-fn agent_of(p: &ProcessInfo, catalog: &Catalog) -> Option<(AgentKind, Vec<String>)> {
+fn agent_of<'c>(p: &ProcessInfo, catalog: &'c Catalog) -> Option<(&'c AgentDecl, Vec<String>)> {
     catalog
         .agents()
         .iter()
-        .filter(|a| a.verified)
-        .find_map(|a| agent_argv(a, &p.argv).map(|argv| (a.kind, argv)))
+        .find_map(|a| agent_argv(a, &p.argv).map(|argv| (a, argv)))
 }
 
 /// The agent process of the pane whose first process is `root`: the
-/// nearest verified agent at or below it. Two agents at the same depth are
-/// no answer.
+/// nearest agent process at or below it, when its agent is verified. What
+/// runs below an agent process is that agent's own work (an unverified
+/// agent's tool call running `claude` is not the pane's claude). Two agents
+/// at the same depth are no answer.
 pub fn agent_in(snap: &Snapshot, root: u32, catalog: &Catalog) -> Option<PaneAgent> {
     let mut level: Vec<&ProcessInfo> = snap.process(root).into_iter().collect();
     for _ in 0..MAX_DEPTH {
         if level.is_empty() {
             return None;
         }
-        let found: Vec<(&ProcessInfo, AgentKind, Vec<String>)> = level
+        let found: Vec<(&ProcessInfo, &AgentDecl, Vec<String>)> = level
             .iter()
-            .filter_map(|p| agent_of(p, catalog).map(|(k, a)| (*p, k, a)))
+            .filter_map(|p| agent_of(p, catalog).map(|(d, a)| (*p, d, a)))
             .collect();
         match found.as_slice() {
             [] => {}
-            [(p, agent, argv)] => {
+            [(p, decl, argv)] if decl.verified => {
                 return Some(PaneAgent {
-                    agent: *agent,
+                    agent: decl.kind,
                     process: (*p).clone(),
                     rewritten: p.argv.iter().skip(1).any(String::is_empty),
                     argv: argv.iter().filter(|w| !w.is_empty()).cloned().collect(),
@@ -681,6 +682,22 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_below_an_unverified_agent_is_its_tool_call_and_not_the_pane_s_agent() {
+        // amp (unverified) in the pane; its tool shell runs claude.
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["amp"], &[])
+            .with(
+                40,
+                30,
+                &["sh", "-c", "claude --dangerously-skip-permissions"],
+                &[],
+            )
+            .with(50, 40, &["claude", "--dangerously-skip-permissions"], &[]);
+        assert_eq!(agent_in(&Snapshot::read(&t), 20, Catalog::embedded()), None);
+    }
+
+    #[test]
     fn files_a_shared_codex_app_server_below_the_agent_holds_are_no_sign_of_its_run() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());
@@ -709,6 +726,30 @@ mod tests {
             "the server and what runs below it are left out"
         );
         assert_eq!(record_id(&t, &found, &homes), None);
+    }
+
+    #[test]
+    fn a_process_calling_itself_app_server_hides_only_its_own_subtree_s_files() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let codex_root = homes.codex.clone().expect("codex home");
+        let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
+        // Above the agent it hides nothing: the agent search follows every
+        // child. Below it, a tool call so named takes away only its own
+        // files: the agent's own still name its id.
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(25, 20, &["/bin/sh", "app-server"], &[])
+            .with(30, 25, &["codex"], &[lock(ID)])
+            .with(40, 30, &["python3", "app-server"], &[lock(OTHER)])
+            .with(50, 40, &["cat"], &[lock(OTHER)]);
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
+        assert_eq!(found.process.id.pid, 30);
+        assert_eq!(found.pids, [30]);
+        assert_eq!(
+            record_id(&t, &found, &homes),
+            Some((ID.to_owned(), Found::OpenFile))
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use fixtures::*;
 use serde_json::{json, Value};
@@ -568,6 +568,7 @@ struct Live(Child);
 
 impl Drop for Live {
     fn drop(&mut self) {
+        drop(self.0.stdin.take());
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -584,9 +585,13 @@ fn plan_skips_a_pane_whose_session_a_live_process_holds_as_already_running() {
     assert_eq!(env.plan_reason(&shop), Value::Null, "nothing holds it yet");
     let prog = env.root().join("claude");
     symlink("/bin/sh", &prog).unwrap();
+    // Waiting in the shell's own `read`: no forked child to outlive it.
     let live = Live(
         Command::new(&prog)
-            .args(["-c", "sleep 30; :", "claude", "--resume", id])
+            .args(["-c", "read -r _", "claude", "--resume", id])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );

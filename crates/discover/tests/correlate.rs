@@ -6,7 +6,7 @@ mod fixtures;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 
 use agent_resume_core::{AgentKind, SessionProbe, UnixMillis};
 use agent_resume_discover::correlate::WINDOW_MILLIS;
@@ -117,9 +117,14 @@ impl FakeAgent {
         if !program.exists() {
             symlink("/bin/sh", &program).unwrap();
         }
-        // `sleep; :` keeps the shell (and its argv) alive instead of exec'ing sleep.
+        // The shell waits in its own `read` builtin: it forks no child (a
+        // forked `sleep` carries the shell's argv until it execs, and
+        // outlives a kill of the shell), and it ends when its stdin closes.
         let child = Command::new(&program)
-            .args(["-c", "sleep 30; :", name, "--resume", id])
+            .args(["-c", "read -r _", name, "--resume", id])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         FakeAgent(child)
@@ -131,6 +136,7 @@ impl FakeAgent {
 
 impl Drop for FakeAgent {
     fn drop(&mut self) {
+        drop(self.0.stdin.take());
         let _ = self.0.kill();
         let _ = self.0.wait();
     }

@@ -81,3 +81,97 @@ impl Store {
         Ok(file)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::{symlink, OpenOptionsExt, PermissionsExt};
+    use std::path::Path;
+
+    fn chmod(p: &Path, mode: u32) {
+        fs::set_permissions(p, fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+
+    fn fifo(p: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            p,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .expect("mkfifo");
+    }
+
+    #[test]
+    fn a_lock_beside_a_trusted_database_is_a_private_regular_file() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&tmp.path().join("db/r.sqlite3")).expect("open");
+        let lock = store.lock_beside("kitty.lock").expect("locked");
+        let m = lock.metadata().expect("stat");
+        assert!(m.is_file());
+        assert_eq!(m.mode() & 0o7777, 0o600);
+        assert!(matches!(store.lock_beside("a/b"), Err(LockError::NoPlace)));
+    }
+
+    #[test]
+    fn an_untrusted_database_gives_no_lock_and_a_planted_fifo_is_never_waited_on() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("db");
+        let path = dir.join("r.sqlite3");
+        drop(Store::open(&path).expect("open"));
+        chmod(&dir, 0o777);
+        fifo(&dir.join("kitty.lock"));
+        let store = Store::open(&path).expect("open");
+        assert!(matches!(
+            store.lock_beside("kitty.lock"),
+            Err(LockError::Untrusted(Distrust::DirWritableByOthers))
+        ));
+    }
+
+    #[test]
+    fn a_lock_name_that_is_a_fifo_a_link_or_a_file_others_may_write_is_refused() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("db");
+        let store = Store::open(&dir.join("r.sqlite3")).expect("open");
+        fifo(&dir.join("fifo.lock"));
+        // No reader: the open fails at once (ENXIO); with one, the FIFO is
+        // no regular file. Never waited on either way.
+        assert!(matches!(
+            store.lock_beside("fifo.lock"),
+            Err(LockError::Open(_))
+        ));
+        let _reader = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(dir.join("fifo.lock"))
+            .expect("reader");
+        assert!(matches!(
+            store.lock_beside("fifo.lock"),
+            Err(LockError::NotRegular)
+        ));
+        let target = tmp.path().join("target");
+        fs::write(&target, "").expect("write");
+        symlink(&target, dir.join("link.lock")).expect("symlink");
+        assert!(matches!(
+            store.lock_beside("link.lock"),
+            Err(LockError::Open(_))
+        ));
+        let open = dir.join("open.lock");
+        fs::write(&open, "").expect("write");
+        chmod(&open, 0o666);
+        assert!(matches!(
+            store.lock_beside("open.lock"),
+            Err(LockError::WritableByOthers)
+        ));
+        let theirs = dir.join("theirs.lock");
+        fs::write(&theirs, "").expect("write");
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534))
+            .expect("chown (tests run as root)");
+        assert!(matches!(
+            store.lock_beside("theirs.lock"),
+            Err(LockError::Owner)
+        ));
+    }
+}

@@ -5,7 +5,9 @@
 //! instance (key `kitty:` and its socket), keeping each window's pane id
 //! across saves (`agent_resume_kitty::snapshot`). The shell integration runs
 //! it in the background at every prompt inside kitty, so the snapshot is
-//! current while kitty runs, whatever way kitty ends.
+//! current while kitty runs, whatever way kitty ends. A socket that is not
+//! this user's own is never asked (`agent_resume_kitty::examine`), and no
+//! window takes the pane id kitty itself inherited.
 //!
 //! `session` takes the snapshot saved last (trust-checked like recordings),
 //! maps it onto the restore model, plans, arms and reports — before any

@@ -33,7 +33,8 @@ const ZSH: &str = include_str!("../init/agent-resume.zsh");
 const FISH: &str = include_str!("../init/agent-resume.fish");
 
 /// The script for `target`, with the binary path and command words filled in.
-pub fn script(target: Target) -> String {
+/// `init kitty` fails when its socket directory is not private.
+pub fn script(target: Target) -> anyhow::Result<String> {
     let bin = std::env::current_exe()
         .ok()
         .and_then(|p| p.into_os_string().into_string().ok())
@@ -49,24 +50,32 @@ pub fn script(target: Target) -> String {
         Target::Bash => BASH,
         Target::Zsh => ZSH,
         Target::Fish => FISH,
-        Target::Tmux => return tmux_hooks(),
-        Target::Kitty => return KITTY_CONF.to_owned(),
+        Target::Tmux => return Ok(tmux_hooks()),
+        Target::Kitty => return kitty_conf(),
     };
-    template
+    Ok(template
         .replace("@AGENT_RESUME_BIN@", &bin)
-        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
+        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" ")))
 }
 
-/// The kitty.conf lines (kitty 0.26 and current kitty read both the same
-/// way: kitty expands `${XDG_RUNTIME_DIR}` and appends `-<kitty pid>` to the
-/// socket path, one socket per instance, in a directory only this user can
-/// enter; `socket-only` refuses remote control from programs in windows
-/// that do not use that socket).
+/// The kitty.conf lines: remote control on a socket in
+/// `$XDG_STATE_HOME/agent-resume/kitty` (made 0700, checked private), named
+/// by its concrete path — kitty leaves an unset `${XDG_RUNTIME_DIR}`
+/// unexpanded and then does not start, or starts in a directory someone
+/// else made — and one socket per instance (kitty appends `-<its pid>`);
+/// `socket-only` refuses remote control from programs in windows that do
+/// not use that socket.
+fn kitty_conf() -> anyhow::Result<String> {
+    let dir = crate::paths::state()?.join("kitty");
+    let listen_on = agent_resume_kitty::listen_on_line(&dir)?;
+    Ok(format!("{KITTY_CONF}{listen_on}"))
+}
+
+/// The kitty.conf lines before `listen_on`.
 pub const KITTY_CONF: &str = "\
 # agent-resume: kitty remote control on a socket of yours; the shell
 # integration saves the kitty snapshot at each prompt.
 allow_remote_control socket-only
-listen_on unix:${XDG_RUNTIME_DIR}/kitty
 ";
 
 /// tmux events after which the snapshot is saved again.
@@ -132,8 +141,14 @@ fn tmux_hooks() -> String {
 /// the command line parser. A closed pipe ends it quietly.
 pub fn run(target: Target) -> ExitCode {
     use std::io::Write as _;
-    let _closed = std::io::stdout()
-        .lock()
-        .write_all(script(target).as_bytes());
-    ExitCode::SUCCESS
+    match script(target) {
+        Ok(text) => {
+            let _closed = std::io::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("agent-resume: {why:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

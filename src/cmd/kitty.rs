@@ -5,7 +5,9 @@
 //! instance (key `kitty:` and its socket), keeping each window's pane id
 //! across saves (`agent_resume_kitty::snapshot`). The shell integration runs
 //! it in the background at every prompt inside kitty, so the snapshot is
-//! current while kitty runs, whatever way kitty ends.
+//! current while kitty runs, whatever way kitty ends. A socket that is not
+//! this user's own is never asked (`agent_resume_kitty::examine`), and no
+//! window takes the pane id kitty itself inherited.
 //!
 //! `session` takes the snapshot saved last (trust-checked like recordings),
 //! maps it onto the restore model, plans, arms and reports — before any
@@ -24,7 +26,9 @@ use std::process::ExitCode;
 use agent_resume_core::{PaneId, PanePlan, Shell};
 
 use super::plan::Place;
-use agent_resume_kitty::{session_file, shell_of, snapshot, to_layout, Kitty, Snapshot, PANE_ENV};
+use agent_resume_kitty::{
+    examine, session_file, shell_of, snapshot, to_layout, Kitty, Snapshot, PANE_ENV,
+};
 use agent_resume_store::Store;
 use anyhow::{bail, Context, Result};
 
@@ -127,6 +131,8 @@ fn pane(args: &PaneArgs, o: &Overrides) -> Result<ExitCode> {
 
 /// Lists the kitty at `to` and stores its snapshot, under a lock shared by
 /// every save (concurrent saves would mint different ids for one window).
+/// A socket that is not this user's own is refused before kitty is asked
+/// anything, and the lock is taken only beside a trusted database.
 pub fn save_instance(to: Option<&OsString>, o: &Overrides) -> Result<Snapshot> {
     let Some(to) = to.filter(|t| !t.is_empty()) else {
         bail!("no kitty to save: $KITTY_LISTEN_ON is unset (add `listen_on` to kitty.conf, see `agent-resume init kitty`)");
@@ -134,27 +140,21 @@ pub fn save_instance(to: Option<&OsString>, o: &Overrides) -> Result<Snapshot> {
     let Some(key) = to.to_str().map(|t| format!("{HOST}{t}")) else {
         bail!("the kitty address is not UTF-8");
     };
+    let listener = examine(to).map_err(|why| {
+        anyhow::anyhow!(
+            "kitty socket not trusted: {why}; nothing saved (see `agent-resume init kitty`)"
+        )
+    })?;
     let db = paths::db(o)?;
-    let lock_path = db.with_file_name("kitty.lock");
-    if let Some(dir) = lock_path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot make {}", paths::show(dir)))?;
-    }
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&lock_path)
-        .with_context(|| format!("cannot open {}", paths::show(&lock_path)))?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .with_context(|| format!("cannot lock {}", paths::show(&lock_path)))?;
-    let ls = Kitty::new(program(), to).ls()?;
     let store =
         Store::open(&db).with_context(|| format!("recordings database {}", paths::show(&db)))?;
+    let _lock = store.lock_beside("kitty.lock").context("no kitty saved")?;
+    let ls = Kitty::new(program(), to).ls()?;
     let previous: Option<Snapshot> = store
         .host_layout(&key)
         .map_err(|why| anyhow::anyhow!("recordings database not trusted ({why})"))?
         .and_then(|(text, _)| serde_json::from_str(&text).ok());
-    let snap = snapshot(&ls, previous.as_ref(), || {
+    let snap = snapshot(&ls, previous.as_ref(), listener.inherited(), || {
         PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes())
     });
     store.save_host_layout(&key, &serde_json::to_string(&snap)?, when::now())?;
@@ -195,19 +195,32 @@ fn last_snapshot(o: &Overrides) -> Result<std::result::Result<Snapshot, String>>
     };
     // Pane ids of windows that run now: a running instance's listed
     // `AGENT_RESUME_PANE`s and the ids its own snapshot gave its windows.
+    // A socket that is not this user's own is not asked: its listener
+    // could say any window runs.
     let mut live: HashSet<PaneId> = HashSet::new();
+    let mut refused = None;
     for (key, _) in saved.iter().take(LIVE_CHECKED) {
         let Some(to) = key.strip_prefix(HOST) else {
             continue;
         };
+        let listener = match examine(to.as_ref()) {
+            Ok(listener) => listener,
+            Err(agent_resume_kitty::Untrusted::Unexamined) => continue,
+            Err(why) => {
+                refused.get_or_insert(why);
+                continue;
+            }
+        };
         let Ok(ls) = Kitty::new(program(), to).ls() else {
             continue;
         };
+        let inherited = listener.inherited();
         let windows = ls.iter().flat_map(|o| &o.tabs).flat_map(|t| &t.windows);
         live.extend(
             windows
                 .filter_map(|w| w.env.get(PANE_ENV))
-                .filter_map(|v| v.parse::<PaneId>().ok()),
+                .filter_map(|v| v.parse::<PaneId>().ok())
+                .filter(|id| !inherited.is(*id)),
         );
         if let Some(theirs) = read(key) {
             let running: HashSet<(u64, Option<u32>)> = ls
@@ -223,6 +236,9 @@ fn last_snapshot(o: &Overrides) -> Result<std::result::Result<Snapshot, String>>
                     .map(|w| w.id),
             );
         }
+    }
+    if let Some(why) = refused {
+        eprintln!("agent-resume: a saved kitty's socket is not trusted ({why}); its windows are not counted as running");
     }
     for o in &mut snap.os_windows {
         for t in &mut o.tabs {

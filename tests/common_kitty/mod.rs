@@ -139,6 +139,17 @@ impl Kitty {
         k
     }
 
+    /// Takes over a kitty started elsewhere (its own config, say) that
+    /// listens at `to`, and waits until it answers.
+    pub fn adopt(child: Child, to: String) -> Kitty {
+        let k = Kitty {
+            child: Some(child),
+            to,
+        };
+        k.wait_until(|ls| ls.is_some(), "answers remote control");
+        k
+    }
+
     /// `kitty @ ls` as JSON text, when kitty answers.
     pub fn ls_text(&self) -> Option<Vec<u8>> {
         let out = Command::new(require("kitty"))

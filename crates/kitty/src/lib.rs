@@ -13,6 +13,12 @@
 //!
 //! # Boundaries
 //!
+//! Whatever answers on kitty's socket decides what the listing says, so the
+//! socket is checked first ([`examine`]: a socket of this user's in a
+//! directory only this user may write, listened on by a process of this
+//! user's), and a window never takes the pane id kitty itself inherited
+//! ([`Inherited`]).
+//!
 //! A session file is an interpreter: kitty splits its lines as Python's
 //! `splitlines`, expands `$VAR` and `~` in directories and normalises them.
 //! Every value written passes [`literal`], which writes it so kitty reads
@@ -23,14 +29,14 @@
 //! # Example
 //!
 //! ```
-//! use agent_resume_kitty::{parse_ls, reread, session_file, snapshot, PANE_ENV};
+//! use agent_resume_kitty::{parse_ls, reread, session_file, snapshot, Inherited, PANE_ENV};
 //! use agent_resume_core::PaneId;
 //!
 //! let ls = br#"[{"id": 1, "is_focused": true, "tabs": [{"id": 1, "is_active": true,
 //!   "layout": "splits", "windows": [{"id": 1, "is_active": true, "pid": 42,
 //!   "cwd": "/tmp/a b", "cmdline": ["/usr/bin/zsh"]},
 //!   {"id": 2, "pid": 43, "cwd": "/tmp/$HOME\nlaunch sh", "cmdline": ["bash"]}]}]}]"#;
-//! let snap = snapshot(&parse_ls(ls).expect("reads"), None, || PaneId::from_bytes([7; 16]));
+//! let snap = snapshot(&parse_ls(ls).expect("reads"), None, Inherited::Nothing, || PaneId::from_bytes([7; 16]));
 //! let written = session_file(&snap, "/home/me".as_ref());
 //! let read = reread(&written.text);
 //! let tab = &read.os_windows[0][0];
@@ -47,6 +53,7 @@ mod command;
 mod listing;
 mod model;
 mod reread;
+mod socket;
 mod value;
 mod writer;
 
@@ -55,10 +62,11 @@ pub use listing::{
     parse_ls, ListingError, LsOsWindow, LsProcess, LsTab, LsWindow, MAX_LISTING, MAX_WINDOWS,
 };
 pub use model::{
-    restorable_cwd, shell_of, snapshot, to_layout, OsWindowSnap, Snapshot, TabSnap, WindowSnap,
-    PANE_ENV,
+    restorable_cwd, shell_of, snapshot, to_layout, Inherited, OsWindowSnap, Snapshot, TabSnap,
+    WindowSnap, PANE_ENV,
 };
 pub use reread::{reread, Read, ReadWindow, EXPANDED, HOME};
+pub use socket::{examine, listen_on_line, Listener, PrivateDirError, Untrusted, MAX_SOCKET_DIR};
 pub use value::{
     is_line_break, is_python_space, literal, Refusal, Refused, Value, MAX_DIRECTORY, MAX_NAME,
 };

@@ -8,9 +8,12 @@
 //!
 //! Pane ids: a window keeps the id it had at the previous save when kitty's
 //! window id and first process are the same; else a restored window's
-//! `AGENT_RESUME_PANE` (set by `launch --env`, which kitty lists as the
-//! window's own environment) when no other window lists the same value;
-//! else a fresh one. A copied environment never hands one id to two windows.
+//! `AGENT_RESUME_PANE` (set by `launch --env`) when no other window lists
+//! the same value and it is not the value kitty itself inherited
+//! ([`Inherited`]: kitty 0.26 lists a window's whole environment, so a
+//! kitty started from a kitty window or a tmux pane lists that pane's id in
+//! every window it opens without `launch --env`); else a fresh one. A
+//! copied or inherited environment never hands one id to two windows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -82,6 +85,65 @@ impl Snapshot {
     }
 }
 
+/// The pane id the kitty process itself was started with: every window it
+/// opens without `launch --env` lists it, so no window takes it as its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inherited {
+    /// kitty's own environment names no pane id.
+    Nothing,
+    /// kitty's own environment names this pane id.
+    Id(PaneId),
+    /// kitty's own environment could not be read: no window takes a listed
+    /// id (restored windows then get fresh ids; none shares one).
+    Unknown,
+}
+
+impl Inherited {
+    /// Reads kitty's environment block (`NAME=VALUE` entries separated by
+    /// NUL bytes, as `/proc/<pid>/environ`). Entries that disagree about
+    /// the pane id read as [`Inherited::Unknown`].
+    pub fn from_environ(block: &[u8]) -> Inherited {
+        let mut prefix = PANE_ENV.as_bytes().to_vec();
+        prefix.push(b'=');
+        let mut found: Option<&[u8]> = None;
+        for value in block
+            .split(|b| *b == 0)
+            .filter_map(|e| e.strip_prefix(prefix.as_slice()))
+        {
+            match found {
+                Some(first) if first != value => return Inherited::Unknown,
+                _ => found = Some(value),
+            }
+        }
+        match found
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .and_then(|v| v.parse::<PaneId>().ok())
+        {
+            Some(id) => Inherited::Id(id),
+            None => Inherited::Nothing,
+        }
+    }
+
+    /// Whether a window listing `id` in its environment may take it: never
+    /// kitty's own, never when kitty's own is unknown.
+    pub fn lets_take(self, id: PaneId) -> bool {
+        match self {
+            Inherited::Nothing => true,
+            Inherited::Id(own) => own != id,
+            Inherited::Unknown => false,
+        }
+    }
+
+    /// Whether `id` is the one kitty itself inherited (so its windows
+    /// listing it say nothing about which panes run).
+    pub fn is(self, id: PaneId) -> bool {
+        match self {
+            Inherited::Id(own) => own == id,
+            Inherited::Nothing | Inherited::Unknown => false,
+        }
+    }
+}
+
 /// The shell a program path names (`/usr/bin/zsh`, `-zsh`).
 pub fn shell_of(program: &str) -> Option<Shell> {
     let base = program.rsplit('/').next().unwrap_or(program);
@@ -95,10 +157,12 @@ pub fn shell_of(program: &str) -> Option<Shell> {
 }
 
 /// Builds a snapshot from a listing. `previous` is this instance's last
-/// snapshot; `fresh` mints an id for a window that has none.
+/// snapshot; `inherited` what kitty itself was started with; `fresh` mints
+/// an id for a window that has none.
 pub fn snapshot(
     ls: &[LsOsWindow],
     previous: Option<&Snapshot>,
+    inherited: Inherited,
     mut fresh: impl FnMut() -> PaneId,
 ) -> Snapshot {
     let known: BTreeMap<(u64, Option<u32>), PaneId> = previous
@@ -140,7 +204,7 @@ pub fn snapshot(
                     .get(PANE_ENV)
                     .filter(|v| env_count.get(v.as_str()) == Some(&1))
                     .and_then(|v| v.parse::<PaneId>().ok())
-                    .filter(|id| !reserved.contains(id));
+                    .filter(|id| inherited.lets_take(*id) && !reserved.contains(id));
                 let id = [known.get(&(w.id, w.pid)).copied(), from_env]
                     .into_iter()
                     .flatten()
@@ -287,6 +351,7 @@ mod tests {
                 0,
             ),
             None,
+            Inherited::Nothing,
             || {
                 n += 1;
                 id(n)
@@ -311,7 +376,7 @@ mod tests {
             ]],
             0,
         );
-        let snap = snapshot(&listing, None, || {
+        let snap = snapshot(&listing, None, Inherited::Nothing, || {
             n += 1;
             id(n)
         });
@@ -320,7 +385,7 @@ mod tests {
         // With the first window known from the previous save, it keeps its id.
         let mut prev = snap.clone();
         prev.os_windows[0].tabs[0].windows[0].id = id(1);
-        let again = snapshot(&listing, Some(&prev), || id(200));
+        let again = snapshot(&listing, Some(&prev), Inherited::Nothing, || id(200));
         let ids: Vec<_> = again.windows().map(|w| w.id).collect();
         assert_eq!(ids, [id(1), id(102)]);
     }
@@ -329,28 +394,91 @@ mod tests {
     fn a_window_that_copied_another_windows_environment_never_takes_its_id() {
         // Window 2 was opened by the user and given id 5 at a save; window 1,
         // listed first, was launched with a copy of its environment.
-        let prev = snapshot(&ls(vec![vec![win(2, 20, None, true)]], 0), None, || id(5));
+        let prev = snapshot(
+            &ls(vec![vec![win(2, 20, None, true)]], 0),
+            None,
+            Inherited::Nothing,
+            || id(5),
+        );
         let listing = ls(
             vec![vec![win(1, 10, Some(id(5)), false), win(2, 20, None, true)]],
             0,
         );
-        let snap = snapshot(&listing, Some(&prev), || id(6));
+        let snap = snapshot(&listing, Some(&prev), Inherited::Nothing, || id(6));
         let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
         assert_eq!(ids, [id(6), id(5)]);
     }
 
     #[test]
+    fn a_lone_window_never_takes_the_pane_id_kitty_itself_inherited() {
+        // kitty started from a pane with id 1 lists it in its first window;
+        // a window launched with its own id 2 keeps that one.
+        let listing = ls(
+            vec![vec![
+                win(1, 10, Some(id(1)), true),
+                win(2, 20, Some(id(2)), false),
+            ]],
+            0,
+        );
+        let mut n = 100;
+        let snap = snapshot(&listing, None, Inherited::Id(id(1)), || {
+            n += 1;
+            id(n)
+        });
+        let ids: Vec<_> = snap.windows().map(|w| w.id).collect();
+        assert_eq!(ids, [id(101), id(2)]);
+        // Unread: no listed id is taken at all.
+        let unread = snapshot(&listing, None, Inherited::Unknown, || id(9));
+        assert!(unread.windows().all(|w| w.id == id(9)));
+    }
+
+    #[test]
+    fn kittys_own_environment_names_its_inherited_pane_id_or_is_unknown() {
+        let one = id(1).to_string();
+        let two = id(2).to_string();
+        let block = |entries: &[String]| entries.join("\0").into_bytes();
+        let env = |v: &str| format!("{PANE_ENV}={v}");
+        assert_eq!(
+            Inherited::from_environ(&block(&["HOME=/h".into(), env(&one)])),
+            Inherited::Id(id(1))
+        );
+        assert_eq!(
+            Inherited::from_environ(&block(&["HOME=/h".into(), env("junk")])),
+            Inherited::Nothing
+        );
+        assert_eq!(
+            Inherited::from_environ(&block(&[format!("X{}", env(&one))])),
+            Inherited::Nothing
+        );
+        assert_eq!(
+            Inherited::from_environ(&block(&[env(&one), env(&two)])),
+            Inherited::Unknown
+        );
+        assert_eq!(
+            Inherited::from_environ(&block(&[env(&one), env(&one)])),
+            Inherited::Id(id(1))
+        );
+    }
+
+    #[test]
     fn a_window_keeps_its_id_across_saves_only_with_the_same_first_process() {
-        let first = snapshot(&ls(vec![vec![win(1, 10, None, true)]], 0), None, || id(7));
+        let first = snapshot(
+            &ls(vec![vec![win(1, 10, None, true)]], 0),
+            None,
+            Inherited::Nothing,
+            || id(7),
+        );
         let same = snapshot(
             &ls(vec![vec![win(1, 10, None, true)]], 0),
             Some(&first),
+            Inherited::Nothing,
             || id(8),
         );
         assert_eq!(same.windows().next().map(|w| w.id), Some(id(7)));
         let reused = snapshot(
             &ls(vec![vec![win(1, 11, None, true)]], 0),
             Some(&first),
+            Inherited::Nothing,
             || id(8),
         );
         assert_eq!(reused.windows().next().map(|w| w.id), Some(id(8)));
@@ -365,7 +493,7 @@ mod tests {
             ],
             1,
         );
-        let snap = snapshot(&listing, None, || id(9));
+        let snap = snapshot(&listing, None, Inherited::Nothing, || id(9));
         let layout = to_layout(&snap, Shell::Bash);
         assert_eq!(layout.windows.len(), 2);
         assert!(!layout.windows[0].landing && layout.windows[1].landing);
@@ -381,7 +509,7 @@ mod tests {
         let mut w = win(1, 10, Some(id(1)), true);
         w.cwd = "/tmp/$HOME".into();
         let layout = to_layout(
-            &snapshot(&ls(vec![vec![w]], 0), None, || id(9)),
+            &snapshot(&ls(vec![vec![w]], 0), None, Inherited::Nothing, || id(9)),
             Shell::Bash,
         );
         assert_eq!(layout.windows[0].tabs[0].panes[0].cwd, None);

@@ -20,7 +20,8 @@
 //!   owner and mode of the file, its directory, `-wal`/`-shm` and every
 //!   directory above, a symlinked name refused — gating recordings, armed
 //!   rows and [`Store::host_layout`]. An untrusted file is only read
-//!   `immutable`, never written, migrated or checkpointed.
+//!   `immutable`, never written, migrated or checkpointed, and gives no
+//!   lock file beside it ([`Store::lock_beside`]).
 //! - A database still being created (schema version 0) reads as empty.
 //! - [`Set::from_change`]: core capture's `Change` (save, clear, delete) as a
 //!   writer message.
@@ -60,6 +61,7 @@
 mod arm;
 mod error;
 mod load;
+mod lock;
 pub mod migrate;
 mod noted;
 mod open;
@@ -69,6 +71,7 @@ mod writer;
 pub use arm::{Armed, Ticket};
 pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
 pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
+pub use lock::LockError;
 pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
 pub use row::{decode_values, RowState, Unreadable, VALUES};

@@ -298,7 +298,7 @@ mod tests {
         assert!(!help.contains("--now"), "{help}");
         use crate::cmd::init::{script, Target};
         for target in [Target::Bash, Target::Zsh, Target::Fish] {
-            let text = script(target);
+            let text = script(target).expect("a shell script renders");
             let takes: Vec<&str> = text
                 .lines()
                 .filter(|l| !l.trim_start().starts_with('#') && l.contains(" take"))

@@ -3,13 +3,13 @@
 //! core's pure plan, and — for `restore` — sweep, arm and report.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs;
+
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_resume_core::{
-    plan, DirIdentity, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput,
-    PostureWindow, Stored, TakeKey, TelemetrySink, UnixMillis, Verdict,
+    plan, Event, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored, TakeKey,
+    TelemetrySink, UnixMillis, Verdict,
 };
 use agent_resume_discover::file::{self, Kind};
 use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
@@ -17,27 +17,7 @@ use anyhow::{Context, Result};
 
 use crate::paths::Overrides;
 
-/// The real filesystem, for the plan's questions: directories, and whether
-/// a recorded program path may be replayed (core's `program`).
-pub struct RealFs;
-
-impl FsProbe for RealFs {
-    fn is_dir(&self, path: &Path) -> bool {
-        fs::metadata(path).is_ok_and(|m| m.is_dir())
-    }
-    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
-        fs::canonicalize(path).ok()
-    }
-    fn facts(&self, path: &Path) -> Option<FileFacts> {
-        file::facts(path)
-    }
-    fn user(&self) -> Option<u32> {
-        Some(file::user())
-    }
-    fn identity(&self, path: &Path) -> Option<DirIdentity> {
-        file::dir_identity(path)
-    }
-}
+pub use agent_resume_engine::fs::RealFs;
 
 /// The largest layout file read.
 const MAX_LAYOUT: u64 = 16 << 20;
@@ -94,6 +74,7 @@ pub fn decide(
             Startup {
                 store: None,
                 loaded: inspect_or_empty(&db, &options),
+                swept: false,
             }
         };
         warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
@@ -159,7 +140,6 @@ impl Tickets {
 /// how many panes were armed.
 pub fn arm_and_report(
     decided: &Decided,
-    layout: &Layout,
     now: UnixMillis,
     sink: &mut dyn TelemetrySink,
     tickets: Option<&Tickets>,
@@ -167,16 +147,6 @@ pub fn arm_and_report(
     if !decided.enabled {
         return 0;
     }
-    // What the host already knows at restore about a pane's input: such a
-    // pane is refused now, as `take` would refuse it, and nothing is armed.
-    let busy: BTreeMap<PaneId, Outcome> = layout
-        .panes()
-        .filter_map(|(spec, _)| match (spec.has_input, spec.queued_command) {
-            (true, _) => Some((spec.id, Outcome::PaneHasInput)),
-            (false, true) => Some((spec.id, Outcome::QueuedCommand)),
-            (false, false) => None,
-        })
-        .collect();
     let mut armed = 0;
     for p in &decided.plans {
         match &p.verdict {
@@ -184,15 +154,6 @@ pub fn arm_and_report(
                 let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
                     continue;
                 };
-                if let Some(outcome) = busy.get(&p.pane) {
-                    sink.emit(&Event::at_take(
-                        rec.agent,
-                        *outcome,
-                        false,
-                        Some(rec.observed_at.until(now)),
-                    ));
-                    continue;
-                }
                 let Some(store) = &decided.store else {
                     continue;
                 };
@@ -200,7 +161,6 @@ pub fn arm_and_report(
                     pane: p.pane,
                     agent: rec.agent,
                     session_id: rec.session_id.clone(),
-                    line: inv.line.clone(),
                     argv: inv.argv.clone(),
                     armed_at: now,
                     observed_at: rec.observed_at,
@@ -225,6 +185,7 @@ pub fn arm_and_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn a_layout_is_read_as_utf8_json_and_anything_else_is_refused() {

@@ -401,7 +401,6 @@ fn arm(env: &Env) {
             pane: PANE.parse::<PaneId>().expect("pane"),
             agent: AgentKind::Claude,
             session_id: ID_A.into(),
-            line: " AGENT_RESUME_LINE=1 'claude' '--resume' 'x'".into(),
             argv: words(&["claude", "--resume", ID_A]),
             armed_at: UnixMillis(1),
             observed_at: UnixMillis(1),

@@ -414,7 +414,6 @@ fn forget_clears_and_forget_closed_also_drops_the_armed_line() {
                 pane,
                 agent: AgentKind::Claude,
                 session_id: ID.into(),
-                line: "x".into(),
                 argv: vec![],
                 armed_at: UnixMillis(1),
                 observed_at: UnixMillis(1),

@@ -336,7 +336,7 @@ pub fn write_session(output: &Path, dry_run: bool, o: &Overrides) -> Result<Made
     if !dry_run {
         // Armed before the file exists: no shell of it can prompt first.
         let mut sink = FileSink::new(telemetry_file::path()?);
-        arm_and_report(&decided, &layout, now, &mut sink, None);
+        arm_and_report(&decided, now, &mut sink, None);
         let home = std::env::var_os("HOME").unwrap_or_else(|| "/".into());
         // A directory gone since the save is not handed to kitty: that
         // window comes back as a plain shell in the fallback directory.

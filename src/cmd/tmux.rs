@@ -602,7 +602,7 @@ pub fn restore_server(
             .map(|p| p.pane),
     );
     let mut sink = FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, &layout, now, &mut sink, Some(&tickets));
+    arm_and_report(&decided, now, &mut sink, Some(&tickets));
 
     let mut attach = None;
     if recreate {

@@ -7,8 +7,13 @@
 //! feature disabled → not a startup pass → no recording → recording
 //! unreadable → agent not verified → session id fails its shape → shared
 //! viewer → not local → recorded directory gone → directory mismatch →
-//! directory changed → session missing → already running → duplicate claim
-//! lost.
+//! directory changed → session missing → already running → pane has input
+//! → queued command → duplicate claim lost.
+//!
+//! A pane the host already knows is busy (typed-into, or with a command
+//! queued) is decided here too, so `plan`, `explain`, a restore and the
+//! library all say the same; `take` checks the same two again when the
+//! shell is ready.
 //!
 //! The claim check runs last, over the panes that passed everything else, so
 //! a pane that could not resume anyway never takes an id from one that could.
@@ -75,7 +80,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// Every variant: the plan's gates in order, then the take-time reasons.
+    /// Every variant, in the plan's gate order.
     pub const VARIANTS: &'static [Reason] = &[
         Reason::FeatureDisabled,
         Reason::NotStartupPass,
@@ -90,9 +95,9 @@ impl Reason {
         Reason::DirectoryChanged,
         Reason::SessionMissing,
         Reason::AlreadyRunning,
-        Reason::DuplicateClaimLost,
         Reason::PaneHasInput,
         Reason::QueuedCommand,
+        Reason::DuplicateClaimLost,
     ];
 
     /// The stable snake_case name.
@@ -167,9 +172,9 @@ impl Reason {
         }
     }
 
-    /// The plan's gates, in order: [`Reason::VARIANTS`] without the two
-    /// take-time reasons that close it.
-    pub const GATES: &'static [Reason] = Reason::VARIANTS.split_at(Reason::VARIANTS.len() - 2).0;
+    /// The plan's gates, in order: every reason is one (`pane_has_input`
+    /// and `queued_command` are checked again at take).
+    pub const GATES: &'static [Reason] = Reason::VARIANTS;
 
     /// Decodes a stored discriminant.
     pub fn from_code(code: u8) -> Option<Reason> {
@@ -360,6 +365,12 @@ fn pre_claim(
             return Err((Reason::AlreadyRunning, 12));
         }
     }
+    if spec.has_input {
+        return Err((Reason::PaneHasInput, 13));
+    }
+    if spec.queued_command {
+        return Err((Reason::QueuedCommand, 14));
+    }
     let posture = decide(rec.observed_at, input.now, input.window);
     build(&BuildRequest {
         agent,
@@ -428,7 +439,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         match pre_claim(input, &fs, spec, rec) {
             Ok(inv) => {
                 p.verdict = Verdict::Resume(inv);
-                p.gates_passed = 13;
+                p.gates_passed = 15;
                 eligible.push((
                     out.len(),
                     Claim {
@@ -453,7 +464,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         if won.get(&(c.agent, c.session_id)) != Some(&c.pane) {
             out[*i].verdict = Verdict::Skip(Reason::DuplicateClaimLost);
         } else {
-            out[*i].gates_passed = 14;
+            out[*i].gates_passed = 16;
         }
     }
     out

@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_resume_core::{PaneId, Stored};
 use rusqlite::TransactionBehavior;
@@ -268,15 +267,18 @@ pub struct Startup {
     pub store: Option<Store>,
     /// The recordings (empty on any failure, with warnings).
     pub loaded: Loaded,
+    /// Whether the sweep ran and succeeded: only on a trusted, writable
+    /// store, and never when it failed (a warning then says why).
+    pub swept: bool,
 }
-
-static SWEPT: AtomicBool = AtomicBool::new(false);
 
 /// The start-up pass of a restoring process, before any pane exists: open
 /// the existing database, load recordings (as [`Store::load_or_empty`]),
 /// then drop rows of panes the layout does not restore (`keep`). The sweep
-/// runs at most once per process and only on a trusted, writable store;
-/// its failure is a warning. Never fails.
+/// runs on every call, only on a trusted, writable store, and
+/// [`Startup::swept`] says whether it did; its failure is a warning. No
+/// state outlives the call: a host that restores twice sweeps twice. Never
+/// fails.
 pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> Startup {
     let mut store = match options.open_existing(path) {
         Ok(Some(s)) => s,
@@ -284,23 +286,28 @@ pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> St
             return Startup {
                 store: None,
                 loaded: Loaded::default(),
+                swept: false,
             }
         }
         Err(e) => {
             return Startup {
                 store: None,
                 loaded: Loaded::empty(Warning::OpenFailed(e.fault())),
+                swept: false,
             }
         }
     };
     let mut loaded = store.load_or_empty();
-    if store.trusted() && store.read_only().is_none() && !SWEPT.swap(true, Ordering::SeqCst) {
-        if let Err(e) = store.sweep(keep) {
-            loaded.warnings.push(Warning::SweepFailed(e.fault()));
+    let mut swept = false;
+    if store.trusted() && store.read_only().is_none() {
+        match store.sweep(keep) {
+            Ok(_) => swept = true,
+            Err(e) => loaded.warnings.push(Warning::SweepFailed(e.fault())),
         }
     }
     Startup {
         store: Some(store),
         loaded,
+        swept,
     }
 }

@@ -66,6 +66,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_add_recording_directory_identity.sql",
         sql: include_str!("../../../migrations/0009_add_recording_directory_identity.sql"),
     },
+    Migration {
+        version: 10,
+        name: "0010_drop_armed_line.sql",
+        sql: include_str!("../../../migrations/0010_drop_armed_line.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -1,7 +1,7 @@
 //! The settings a host shares with the CLI: the config file
 //! (`enabled = true|false`, `armed_expiry_minutes`) and the feature gate
 //! decided from it and the environment. The precedence itself is core's
-//! pure [`agent_resume_core::gate`]; this module reads and writes the file.
+//! pure [`agent_resume_core::gate()`]; this module reads and writes the file.
 
 use std::fs;
 use std::io::{self, Write};

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agent_resume_core::{AgeBand, Reason, MARKER};
+use agent_resume_test_support::{text, tree, PrivateEnv};
 use serde_json::{json, Value};
 
 /// The clock every `plan`, `restore` and `explain` runs at.
@@ -53,87 +54,49 @@ fn sid(n: u8) -> String {
 
 /// A temporary home: `HOME`, `XDG_*`, the database, config and telemetry
 /// file all inside one directory, removed on drop.
-struct Env {
-    dir: tempfile::TempDir,
-    extra: Vec<(&'static str, String)>,
-    telemetry_override: bool,
-}
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("tempdir"),
-            extra: Vec::new(),
-            telemetry_override: true,
-        }
+        Env(PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume")))
     }
 
-    fn with(mut self, k: &'static str, v: &str) -> Env {
-        self.extra.push((k, v.into()));
-        self
+    fn with(self, k: &str, v: &str) -> Env {
+        Env(self.0.with(k, v))
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
 
     fn db(&self) -> PathBuf {
-        self.root().join("data/recordings.sqlite3")
+        self.0.db()
     }
 
     fn config(&self) -> PathBuf {
-        self.root().join("config/config.toml")
+        self.0.config()
     }
 
     fn telemetry(&self) -> PathBuf {
-        self.root().join("state/telemetry.jsonl")
+        self.0.telemetry()
     }
 
     /// A directory under `work/`, created.
     fn work(&self, name: &str) -> PathBuf {
-        let p = self.root().join("work").join(name);
-        fs::create_dir_all(&p).expect("mkdir");
-        p
+        self.0.work(name)
     }
 
     fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root().join("home"))
-            .env("XDG_DATA_HOME", self.root().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.root().join("xdg-config"))
-            .env("XDG_STATE_HOME", self.root().join("xdg-state"))
-            .env("AGENT_RESUME_DB", self.db())
-            .env("AGENT_RESUME_CONFIG", self.config());
-        if self.telemetry_override {
-            c.env("AGENT_RESUME_TELEMETRY", self.telemetry());
-        }
-        for (k, v) in &self.extra {
-            c.env(k, v);
-        }
-        c
+        self.0.command(args).into_inner()
     }
 
     fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
-        self.command(args).output().expect("runs agent-resume")
+        self.0.run(args)
     }
 
     /// Runs, asserts exit 0, returns stdout.
     fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "{:?} failed ({:?}):\n{}\n{}",
-            args.iter()
-                .map(|a| a.as_ref().to_string_lossy().into_owned())
-                .collect::<Vec<_>>(),
-            out.status,
-            text(&out.stdout),
-            text(&out.stderr)
-        );
-        text(&out.stdout)
+        text(&self.0.ok(args).stdout)
     }
 
     fn enable(&self) {
@@ -226,24 +189,6 @@ impl Env {
             .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .expect("counts")
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Every file and folder under `p`, sorted.
-fn tree(p: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = fs::read_dir(p) {
-        for e in rd {
-            let path = e.expect("entry").path();
-            out.extend(tree(&path));
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// An object's keys, sorted (whatever order serde_json keeps them in).
@@ -1142,8 +1087,7 @@ fn telemetry_after_restore_and_take_holds_one_event_per_recorded_pane_and_no_inp
 
 #[test]
 fn restore_writes_telemetry_under_xdg_state_home_by_default() {
-    let mut env = Env::new();
-    env.telemetry_override = false;
+    let env = Env(Env::new().0.without("AGENT_RESUME_TELEMETRY"));
     let l = reasons(&env, true);
     env.restore(&l);
     let file = env.root().join("xdg-state/agent-resume/telemetry.jsonl");

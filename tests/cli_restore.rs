@@ -740,6 +740,49 @@ fn a_recorded_directory_replaced_by_a_link_or_another_directory_is_directory_cha
 }
 
 #[test]
+fn a_pane_whose_shell_cannot_be_driven_is_skipped_and_the_rest_of_the_layout_restores() {
+    let env = Env::new();
+    env.enable();
+    let w = env.work("w");
+    for n in 1..=3 {
+        env.record(&pane(n), "claude", &sid(n), &w, MINUTE_AGO, "claude");
+    }
+    let mut pwsh = pane_spec(1, Some(&w));
+    pwsh["shell"] = json!("pwsh");
+    let mut nu = pane_spec(2, Some(&w));
+    nu["shell"] = json!("/usr/bin/nu");
+    let l = env.write_layout(
+        "shells",
+        &layout(
+            true,
+            vec![window(
+                true,
+                Some(1),
+                vec![pwsh, nu, pane_spec(3, Some(&w))],
+            )],
+        ),
+    );
+    let plan = env.plan(&l);
+    assert_eq!(
+        verdict(&plan[&pane(1)]),
+        ("skip", Some("shell_unsupported"))
+    );
+    assert_eq!(
+        verdict(&plan[&pane(2)]),
+        ("skip", Some("shell_unsupported"))
+    );
+    assert_eq!(verdict(&plan[&pane(3)]), ("resume", None));
+    env.restore(&l);
+    assert_eq!(env.count("armed"), 1);
+    let unsupported = env
+        .events()
+        .iter()
+        .filter(|e| e["outcome"] == "shell_unsupported")
+        .count();
+    assert_eq!(unsupported, 2);
+}
+
+#[test]
 fn a_recording_without_an_identity_resumes_only_where_its_path_is_still_canonical() {
     let env = Env::new();
     env.enable();
@@ -1437,7 +1480,7 @@ fn explain_lists_the_gates_passed_and_names_the_one_that_stopped_the_pane() {
         "{out}"
     );
     assert_eq!(
-        passed[..9],
+        passed[..10],
         [
             "the feature flag is on",
             "this is the start-up restore pass",
@@ -1446,6 +1489,7 @@ fn explain_lists_the_gates_passed_and_names_the_one_that_stopped_the_pane() {
             "the agent is verified for resume",
             "the session id matches the agent's id shape",
             "the pane is not a shared-session viewer",
+            "the pane's shell is bash, zsh, fish or sh",
             "the host restored a local directory",
             "the recorded directory exists",
         ]

@@ -378,7 +378,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
         id,
         cwd: Some(project.clone()),
         shared_viewer: false,
-        shell: Shell::Bash,
+        shell: Some(Shell::Bash),
         has_input: false,
         queued_command: false,
     };

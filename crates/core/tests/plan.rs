@@ -160,7 +160,7 @@ fn spec(n: u8, cwd: Option<&str>) -> PaneSpec {
         id: pane(n),
         cwd: cwd.map(PathBuf::from),
         shared_viewer: false,
-        shell: Shell::Zsh,
+        shell: Some(Shell::Zsh),
         has_input: false,
         queued_command: false,
     }

@@ -57,21 +57,23 @@ impl Store {
     pub fn arm_with(&self, armed: &Armed, ticket: Option<Ticket<'_>>) -> Result<(), WriteError> {
         self.writable()?;
         let argv = serde_json::to_string(&armed.argv).unwrap_or_else(|_| "[]".into());
-        self.conn.execute(
-            "INSERT OR REPLACE INTO armed \
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO armed \
              (pane, agent, session_id, argv, armed_at, observed_at, take_key, take_server) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                armed.pane.to_string(),
-                armed.agent.code(),
-                armed.session_id,
-                argv,
-                armed.armed_at.0,
-                armed.observed_at.0,
-                ticket.map(|t| t.key.to_string()),
-                ticket.map(|t| t.server),
-            ],
-        )?;
+                params![
+                    armed.pane.to_string(),
+                    armed.agent.code(),
+                    armed.session_id,
+                    argv,
+                    armed.armed_at.0,
+                    armed.observed_at.0,
+                    ticket.map(|t| t.key.to_string()),
+                    ticket.map(|t| t.server),
+                ],
+            )
+            .map_err(WriteError::sqlite)?;
         Ok(())
     }
 
@@ -126,7 +128,8 @@ impl Store {
                     ))
                 },
             )
-            .optional()?;
+            .optional()
+            .map_err(TakeError::sqlite)?;
         let Some((pane, agent, session_id, argv, armed_at, observed_at)) = row else {
             return Ok(None);
         };
@@ -155,7 +158,8 @@ impl Store {
         self.writable()?;
         let n = self
             .conn
-            .execute("DELETE FROM armed WHERE pane = ?1", [pane.to_string()])?;
+            .execute("DELETE FROM armed WHERE pane = ?1", [pane.to_string()])
+            .map_err(WriteError::sqlite)?;
         Ok(n > 0)
     }
 }

@@ -124,7 +124,7 @@ impl Store {
     pub fn load(&self) -> Result<Loaded, LoadError> {
         let mut out = Loaded::default();
         if self.schema_version() > 0 {
-            self.load_rows(&mut out)?;
+            self.load_rows(&mut out).map_err(LoadError::sqlite)?;
         }
         match self.read_only() {
             Some(r @ (ReadOnly::FutureSchema { .. } | ReadOnly::Denied)) => {
@@ -135,7 +135,7 @@ impl Store {
         Ok(out)
     }
 
-    fn load_rows(&self, out: &mut Loaded) -> Result<(), LoadError> {
+    fn load_rows(&self, out: &mut Loaded) -> rusqlite::Result<()> {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
@@ -175,6 +175,11 @@ impl Store {
     /// returns how many recordings went.
     pub fn sweep(&mut self, keep: &HashSet<PaneId>) -> Result<usize, WriteError> {
         self.writable()?;
+        self.sweep_rows(keep).map_err(WriteError::sqlite)
+    }
+
+    /// [`Store::sweep`] on a store known to be writable.
+    fn sweep_rows(&mut self, keep: &HashSet<PaneId>) -> rusqlite::Result<usize> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -227,9 +232,10 @@ impl Store {
             return Ok(Counts::default());
         }
         let count = |table: &str| -> Result<u64, LoadError> {
-            let n: i64 =
-                self.conn
-                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+            let n: i64 = self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .map_err(LoadError::sqlite)?;
             Ok(u64::try_from(n).unwrap_or(0))
         };
         Ok(Counts {

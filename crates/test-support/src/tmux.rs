@@ -160,8 +160,22 @@ impl Tmux {
     }
 
     /// Runs a tmux command that must succeed; its stdout.
+    ///
+    /// A command tmux refuses with `no current client` did nothing: tmux
+    /// 3.3 answers so while a client that just detached is still on its
+    /// list without a session (`list-clients` no longer shows it), and a
+    /// loaded machine stretches that moment. Such a command is sent again,
+    /// for up to [`PATIENCE`]; any other failure fails at once.
     pub fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
-        let out = self.run(args);
+        let started = Instant::now();
+        let mut out = self.run(args);
+        while !out.status.success()
+            && out.stderr.starts_with(b"no current client")
+            && started.elapsed() < PATIENCE
+        {
+            std::thread::sleep(POLL);
+            out = self.run(args);
+        }
         let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_owned()).collect();
         assert!(
             out.status.success(),

@@ -51,6 +51,8 @@
 
 pub mod fs;
 pub mod paths;
+#[cfg(feature = "sqlite")]
+pub mod restore;
 pub mod settings;
 pub mod take;
 pub mod telemetry;

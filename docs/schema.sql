@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -24,7 +24,6 @@ CREATE TABLE armed (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId
     agent      INTEGER NOT NULL,             -- AgentKind code
     session_id TEXT    NOT NULL,
-    line       TEXT    NOT NULL,             -- the quoted shell line
     argv       TEXT    NOT NULL,             -- JSON array of the words the line parses to
     armed_at   INTEGER NOT NULL,             -- Unix milliseconds, UTC
     observed_at INTEGER NOT NULL, take_key TEXT, take_server TEXT,            -- when the recording was observed (telemetry's age band at take)

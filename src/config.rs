@@ -1,141 +1,30 @@
-//! The config file (`enabled = true|false`) and the feature gate decided from
-//! it and the environment. The precedence itself is core's pure
-//! [`agent_resume_core::gate`]; this module does the reading and writing.
+//! The config file and the feature gate, as the CLI reports them: the
+//! reading, deciding and writing live in [`agent_resume_engine::settings`],
+//! shared with an embedding terminal.
 
-use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+pub use agent_resume_engine::settings::*;
 
-use agent_resume_core::gate::ENV_VAR;
-use agent_resume_core::{gate, Gate};
-use agent_resume_discover::file::{self, FileError, Kind};
-use anyhow::{bail, Context, Result};
+use crate::paths::Overrides;
 
-/// The raw value of `AGENT_RESUME`, when set and UTF-8.
-pub fn env_value() -> Option<String> {
-    std::env::var_os(ENV_VAR).and_then(|v| v.into_string().ok())
-}
-
-/// The largest config file read.
-const MAX_CONFIG: u64 = 64 * 1024;
-
-/// Reads the config file: a regular file of at most [`MAX_CONFIG`] bytes,
-/// opened without blocking (a FIFO, `/dev/zero` or a huge file in its
-/// place is refused at once).
-fn read(path: &Path) -> Result<String, FileError> {
-    file::read_text(path, Kind::Config, MAX_CONFIG)
-}
-
-/// What the config file says about `enabled`: `None` when the file or the
-/// key is missing.
-pub fn config_flag(path: &Path) -> Result<Option<bool>> {
-    let text = match read(path) {
-        Ok(t) => t,
-        Err(e) if e.is_missing() => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let table: toml::Table = text.parse().context("config file is not valid TOML")?;
-    match table.get("enabled") {
-        None => Ok(None),
-        Some(toml::Value::Boolean(b)) => Ok(Some(*b)),
-        Some(_) => bail!("`enabled` in the config file must be true or false"),
+/// An error and its causes on one line (`a: b: c`), as anyhow's `{:#}`.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        next = cause.source();
     }
-}
-
-/// The gate and, when the config file could not be used, why (it then
-/// counts as not saying anything: off unless the environment says on).
-pub struct Decided {
-    /// The decision.
-    pub gate: Gate,
-    /// Why the config file was ignored, if it was.
-    pub problem: Option<anyhow::Error>,
-}
-
-/// Decides the gate. When the environment decides, the config file is not
-/// read at all.
-pub fn decide(config_path: &Path) -> Decided {
-    let env = env_value();
-    let by_env = gate(env.as_deref(), None);
-    if by_env.source == agent_resume_core::GateSource::Env {
-        return Decided {
-            gate: by_env,
-            problem: None,
-        };
-    }
-    match config_flag(config_path) {
-        Ok(flag) => Decided {
-            gate: gate(env.as_deref(), flag),
-            problem: None,
-        },
-        Err(e) => Decided {
-            gate: gate(env.as_deref(), None),
-            problem: Some(e),
-        },
-    }
-}
-
-/// Sets `enabled` in the config file, keeping every other key, creating the
-/// directory (0700) and the file (0600) when missing. Written to a temporary
-/// file and renamed into place, so a crash never leaves half a config.
-pub fn set_enabled(path: &Path, on: bool) -> Result<()> {
-    let mut table = match read(path) {
-        Ok(text) => text
-            .parse::<toml::Table>()
-            .context("config file is not valid TOML; not rewriting it")?,
-        Err(e) if e.is_missing() => toml::Table::new(),
-        Err(e) => return Err(e.into()),
-    };
-    table.insert("enabled".into(), toml::Value::Boolean(on));
-    let text = toml::to_string(&table).context("cannot serialize the config")?;
-
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .context("cannot create the config directory")?;
-    }
-    let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    let tmp = dir.join(name);
-    let write = || -> io::Result<()> {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(mode)
-            .open(&tmp)?;
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    };
-    write()
-        .inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })
-        .context("cannot write the config file")
+    out
 }
 
 /// Whether the feature is on. When it is off, says so in one line on
 /// stderr, ending with `what` ("nothing recorded"), having touched nothing
 /// but the config file.
-pub fn enabled_or_say(o: &crate::paths::Overrides, what: &str) -> bool {
-    let decided = match crate::paths::config(o) {
-        Ok(path) => decide(&path),
-        Err(e) => Decided {
-            gate: gate(env_value().as_deref(), None),
-            problem: Some(e),
-        },
-    };
+pub fn enabled_or_say(o: &Overrides, what: &str) -> bool {
+    let decided = decide_for(o);
     if let Some(problem) = &decided.problem {
-        eprintln!("agent-resume: config ignored: {problem:#}");
+        eprintln!("agent-resume: config ignored: {}", chain(problem));
     }
     if !decided.gate.enabled {
         eprintln!(
@@ -144,80 +33,4 @@ pub fn enabled_or_say(o: &crate::paths::Overrides, what: &str) -> bool {
         );
     }
     decided.gate.enabled
-}
-
-/// How a gate source reads in messages.
-pub fn source_text(source: agent_resume_core::GateSource) -> &'static str {
-    match source {
-        agent_resume_core::GateSource::Env => "by AGENT_RESUME in the environment",
-        agent_resume_core::GateSource::Config => "by the config file",
-        agent_resume_core::GateSource::Default => "the default; `agent-resume enable` turns it on",
-    }
-}
-
-/// The gate, silently: a config file that cannot be read counts as saying
-/// nothing. For commands whose output other programs read (`take`, `plan`).
-pub fn gate_quiet(o: &crate::paths::Overrides) -> Gate {
-    match crate::paths::config(o) {
-        Ok(path) => decide(&path).gate,
-        Err(_) => gate(env_value().as_deref(), None),
-    }
-}
-
-/// The environment variable that sets the armed expiry, in whole minutes;
-/// it beats the config file's [`ARMED_EXPIRY_KEY`].
-pub const ARMED_EXPIRY_ENV: &str = "AGENT_RESUME_ARMED_EXPIRY_MINUTES";
-/// The config file key of the armed expiry, in whole minutes.
-pub const ARMED_EXPIRY_KEY: &str = "armed_expiry_minutes";
-/// How long an armed line may wait for its pane's first prompt by default.
-pub const ARMED_EXPIRY_DEFAULT_MINUTES: i64 = 10;
-/// The longest armed expiry accepted: minutes, never days.
-pub const ARMED_EXPIRY_MAX_MINUTES: i64 = 120;
-
-/// The armed expiry in minutes from the environment's value and the config
-/// file's table: the environment first, then the file, then the default.
-/// A value that is not a whole number in `1..=`[`ARMED_EXPIRY_MAX_MINUTES`]
-/// counts as not set (the shorter default is the safe side).
-pub fn armed_expiry_minutes(env: Option<&str>, table: Option<&toml::Table>) -> i64 {
-    let ok = |m: i64| (1..=ARMED_EXPIRY_MAX_MINUTES).contains(&m).then_some(m);
-    env.and_then(|v| v.parse::<i64>().ok())
-        .and_then(ok)
-        .or_else(|| {
-            table
-                .and_then(|t| t.get(ARMED_EXPIRY_KEY))
-                .and_then(toml::Value::as_integer)
-                .and_then(ok)
-        })
-        .unwrap_or(ARMED_EXPIRY_DEFAULT_MINUTES)
-}
-
-/// The armed expiry in milliseconds, read quietly (for `take`): a config
-/// file that cannot be read counts as saying nothing.
-pub fn armed_expiry_millis(o: &crate::paths::Overrides) -> i64 {
-    let env = std::env::var_os(ARMED_EXPIRY_ENV).and_then(|v| v.into_string().ok());
-    let table = crate::paths::config(o)
-        .ok()
-        .and_then(|p| read(&p).ok())
-        .and_then(|t| t.parse::<toml::Table>().ok());
-    armed_expiry_minutes(env.as_deref(), table.as_ref()) * 60 * 1000
-}
-
-#[cfg(test)]
-mod armed_expiry_tests {
-    use super::*;
-
-    #[test]
-    fn armed_expiry_is_the_environment_then_the_file_then_ten_minutes() {
-        let file: toml::Table = "armed_expiry_minutes = 30".parse().expect("toml");
-        assert_eq!(armed_expiry_minutes(None, None), 10);
-        assert_eq!(armed_expiry_minutes(None, Some(&file)), 30);
-        assert_eq!(armed_expiry_minutes(Some("5"), Some(&file)), 5);
-        for bad in ["0", "-1", "121", "1440", "ten", ""] {
-            assert_eq!(armed_expiry_minutes(Some(bad), None), 10, "{bad:?}");
-        }
-        let days: toml::Table = "armed_expiry_minutes = 2880".parse().expect("toml");
-        assert_eq!(armed_expiry_minutes(None, Some(&days)), 10);
-        let text: toml::Table = "armed_expiry_minutes = \"30\"".parse().expect("toml");
-        assert_eq!(armed_expiry_minutes(None, Some(&text)), 10);
-    }
 }

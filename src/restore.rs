@@ -1,43 +1,16 @@
-//! The restore path shared by `plan`, `restore`, `explain` and the tmux
-//! host: load what the store holds (never failing), decide every pane with
-//! core's pure plan, and — for `restore` — sweep, arm and report.
+//! The restore path shared by `plan`, `restore`, `explain` and the hosts:
+//! the layout file is read here; the sequence itself is the engine's
+//! ([`agent_resume_engine::restore`]).
 
-use std::collections::{BTreeMap, HashSet};
-use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use agent_resume_core::{
-    plan, DirIdentity, Event, FileFacts, FsProbe, Layout, Outcome, PaneId, PanePlan, PlanInput,
-    PostureWindow, Stored, TakeKey, TelemetrySink, UnixMillis, Verdict,
-};
+use agent_resume_core::Layout;
 use agent_resume_discover::file::{self, Kind};
-use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
 use anyhow::{Context, Result};
 
-use crate::paths::Overrides;
-
-/// The real filesystem, for the plan's questions: directories, and whether
-/// a recorded program path may be replayed (core's `program`).
-pub struct RealFs;
-
-impl FsProbe for RealFs {
-    fn is_dir(&self, path: &Path) -> bool {
-        fs::metadata(path).is_ok_and(|m| m.is_dir())
-    }
-    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
-        fs::canonicalize(path).ok()
-    }
-    fn facts(&self, path: &Path) -> Option<FileFacts> {
-        file::facts(path)
-    }
-    fn user(&self) -> Option<u32> {
-        Some(file::user())
-    }
-    fn identity(&self, path: &Path) -> Option<DirIdentity> {
-        file::dir_identity(path)
-    }
-}
+pub use agent_resume_engine::fs::RealFs;
+pub use agent_resume_engine::restore::{arm_and_report, decide, Decided, Tickets};
 
 /// The largest layout file read.
 const MAX_LAYOUT: u64 = 16 << 20;
@@ -60,171 +33,10 @@ pub fn read_layout(path: &Path) -> Result<Layout> {
         .context("layout is not a valid layout document (see docs/layout.md)")
 }
 
-/// A decided restore.
-pub struct Decided {
-    /// Whether the feature flag is on.
-    pub enabled: bool,
-    /// One decision per pane, in layout order.
-    pub plans: Vec<PanePlan>,
-    /// The recordings the plan saw.
-    pub recordings: BTreeMap<PaneId, Stored>,
-    /// What the user may want to know (printed on stderr).
-    pub warnings: Vec<String>,
-    /// The open store, when `restore` will arm.
-    pub store: Option<agent_resume_store::Store>,
-}
-
-/// Loads and decides. With the flag off nothing is opened, swept or asked
-/// of the filesystem. `sweep` runs the once-per-process start-up sweep,
-/// keeping the rows of these panes.
-pub fn decide(
-    o: &Overrides,
-    layout: &Layout,
-    now: UnixMillis,
-    enabled: bool,
-    sweep: Option<&HashSet<PaneId>>,
-) -> Result<Decided> {
-    let mut warnings = Vec::new();
-    let (recordings, store) = if enabled {
-        let db = crate::paths::db(o)?;
-        let options = OpenOptions::default();
-        let st = if let Some(keep) = sweep {
-            startup(&db, &options, keep)
-        } else {
-            Startup {
-                store: None,
-                loaded: inspect_or_empty(&db, &options),
-            }
-        };
-        warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
-        (st.loaded.into_stored(), st.store)
-    } else {
-        (BTreeMap::new(), None)
-    };
-    // The agents' own stores and this machine's processes: asked only with
-    // the feature on (the plan asks nothing before its start-up gates pass).
-    let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
-    let probe = agent_resume_discover::StoreProbe::new(&homes);
-    let plans = plan(&PlanInput {
-        enabled,
-        layout,
-        recordings: &recordings,
-        now,
-        window: PostureWindow::DEFAULT,
-        fs: &RealFs,
-        sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
-    });
-    Ok(Decided {
-        enabled,
-        plans,
-        recordings,
-        warnings,
-        store,
-    })
-}
-
-/// The take keys of the panes a restore is about to create on one tmux
-/// server: each is armed with its pane's line and handed to that pane's
-/// first process (`AGENT_RESUME_TAKE`), whose `take` finds the line by it
-/// without asking the server which pane it is.
-pub struct Tickets {
-    /// The server's key, as `tmux servers` shows it.
-    pub server: String,
-    /// One fresh random key per pane.
-    pub keys: BTreeMap<PaneId, TakeKey>,
-}
-
-impl Tickets {
-    /// A fresh random key for each of `panes`.
-    pub fn fresh(server: String, panes: impl IntoIterator<Item = PaneId>) -> Tickets {
-        Tickets {
-            server,
-            keys: panes
-                .into_iter()
-                .map(|p| (p, TakeKey::from_bytes(*uuid::Uuid::new_v4().as_bytes())))
-                .collect(),
-        }
-    }
-
-    fn ticket(&self, pane: PaneId) -> Option<Ticket<'_>> {
-        self.keys.get(&pane).map(|key| Ticket {
-            key: *key,
-            server: &self.server,
-        })
-    }
-}
-
-/// Arms every resumable pane and emits one event per skipped pane that had
-/// a recording; a pane with a ticket in `tickets` is armed with it. Returns
-/// how many panes were armed.
-pub fn arm_and_report(
-    decided: &Decided,
-    layout: &Layout,
-    now: UnixMillis,
-    sink: &mut dyn TelemetrySink,
-    tickets: Option<&Tickets>,
-) -> usize {
-    if !decided.enabled {
-        return 0;
-    }
-    // What the host already knows at restore about a pane's input: such a
-    // pane is refused now, as `take` would refuse it, and nothing is armed.
-    let busy: BTreeMap<PaneId, Outcome> = layout
-        .panes()
-        .filter_map(|(spec, _)| match (spec.has_input, spec.queued_command) {
-            (true, _) => Some((spec.id, Outcome::PaneHasInput)),
-            (false, true) => Some((spec.id, Outcome::QueuedCommand)),
-            (false, false) => None,
-        })
-        .collect();
-    let mut armed = 0;
-    for p in &decided.plans {
-        match &p.verdict {
-            Verdict::Resume(inv) => {
-                let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
-                    continue;
-                };
-                if let Some(outcome) = busy.get(&p.pane) {
-                    sink.emit(&Event::at_take(
-                        rec.agent,
-                        *outcome,
-                        false,
-                        Some(rec.observed_at.until(now)),
-                    ));
-                    continue;
-                }
-                let Some(store) = &decided.store else {
-                    continue;
-                };
-                let arm = Armed {
-                    pane: p.pane,
-                    agent: rec.agent,
-                    session_id: rec.session_id.clone(),
-                    line: inv.line.clone(),
-                    argv: inv.argv.clone(),
-                    armed_at: now,
-                    observed_at: rec.observed_at,
-                };
-                match store.arm_with(&arm, tickets.and_then(|t| t.ticket(p.pane))) {
-                    Ok(()) => armed += 1,
-                    Err(e) => eprintln!(
-                        "agent-resume: could not arm a pane ({e}); it comes back as a shell"
-                    ),
-                }
-            }
-            Verdict::Skip(_) => {
-                if let Some(event) = Event::for_skip(p) {
-                    sink.emit(&event);
-                }
-            }
-        }
-    }
-    armed
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn a_layout_is_read_as_utf8_json_and_anything_else_is_refused() {

@@ -17,10 +17,11 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_resume_core::{AgentKind, PaneId, UnixMillis};
 use agent_resume_store::{Armed, Store};
+use agent_resume_test_support::{shown, texts, tree, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
@@ -34,18 +35,16 @@ const THREAD: &str = "01a22abf-a931-72c2-b857-4949dadb1b99";
 // ------------------------------------------------------------- harness ----
 
 /// A temporary home: `HOME`, `XDG_*`, the database and config inside, and a
-/// `bin/` directory put first on `PATH` for fake programs.
-struct Env {
-    dir: tempfile::TempDir,
-    pane: bool,
-}
+/// `bin/` directory put first on `PATH` for fake programs; every run is in
+/// `work/`, as the pane [`PANE`] unless `pane(false)`.
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        let env = Env {
-            dir: tempfile::tempdir().expect("tempdir"),
-            pane: true,
-        };
+        let mut env = PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume")).with_own_bin();
+        env.set("AGENT_RESUME_TELEMETRY", env.root().join("telemetry.jsonl"));
+        let mut env = Env(env);
+        env.pane(true);
         fs::create_dir_all(env.p("work")).expect("mkdir");
         env
     }
@@ -57,12 +56,25 @@ impl Env {
         env
     }
 
+    /// Whether runs are in the pane [`PANE`] (`AGENT_RESUME_PANE`).
+    fn pane(&mut self, on: bool) {
+        if on {
+            self.0.set("AGENT_RESUME_PANE", PANE);
+        } else {
+            self.0.unset("AGENT_RESUME_PANE");
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.0.root()
+    }
+
     fn p(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
+        self.root().join(rel)
     }
 
     fn db(&self) -> PathBuf {
-        self.p("data/recordings.sqlite3")
+        self.0.db()
     }
 
     fn work(&self) -> PathBuf {
@@ -70,10 +82,9 @@ impl Env {
     }
 
     fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args);
-        self.environment(&mut c);
-        c
+        let mut c = self.0.command(args);
+        c.current_dir(self.work());
+        c.into_inner()
     }
 
     /// `sh -c SCRIPT` in this home's environment.
@@ -85,24 +96,8 @@ impl Env {
     }
 
     fn environment(&self, c: &mut Command) {
-        let path = format!(
-            "{}:{}",
-            self.p("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        c.env_clear()
-            .env("PATH", path)
-            .env("HOME", self.p("home"))
-            .env("XDG_DATA_HOME", self.p("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.p("xdg-config"))
-            .env("XDG_STATE_HOME", self.p("xdg-state"))
-            .env("AGENT_RESUME_DB", self.db())
-            .env("AGENT_RESUME_CONFIG", self.p("config/config.toml"))
-            .env("AGENT_RESUME_TELEMETRY", self.p("telemetry.jsonl"))
-            .current_dir(self.work());
-        if self.pane {
-            c.env("AGENT_RESUME_PANE", PANE);
-        }
+        self.0.apply(c);
+        c.current_dir(self.work());
     }
 
     /// Runs with `stdin` (closed when `None`).
@@ -302,19 +297,6 @@ impl Env {
     }
 }
 
-fn texts(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn shown<S: AsRef<OsStr>>(args: &[S]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.as_ref().to_string_lossy().into_owned())
-        .collect()
-}
-
 fn flags_of(row: &Value) -> Vec<String> {
     row["flags"]
         .as_array()
@@ -342,29 +324,7 @@ fn read_argv(path: &Path) -> Vec<String> {
 
 /// Polls until `path` exists (a detached child writes it).
 fn wait_for_file(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !path.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {}",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Every file and folder under `p`.
-fn tree(p: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = fs::read_dir(p) {
-        for e in rd {
-            let path = e.expect("entry").path();
-            out.extend(tree(&path));
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
+    wait_for(&path.display().to_string(), || path.exists().then_some(()));
 }
 
 /// A Claude `SessionStart` hook payload, as Claude Code documents it.
@@ -401,7 +361,6 @@ fn arm(env: &Env) {
             pane: PANE.parse::<PaneId>().expect("pane"),
             agent: AgentKind::Claude,
             session_id: ID_A.into(),
-            line: " AGENT_RESUME_LINE=1 'claude' '--resume' 'x'".into(),
             argv: words(&["claude", "--resume", ID_A]),
             armed_at: UnixMillis(1),
             observed_at: UnixMillis(1),
@@ -447,7 +406,7 @@ fn hook_with_a_bad_payload_or_no_pane_exits_0_writes_nothing_and_only_logs_one_l
     // On a fresh home: no database is created.
     for (label, payload, with_pane) in &cases {
         let mut env = Env::enabled();
-        env.pane = *with_pane;
+        env.pane(*with_pane);
         let out = env.hook("claude", payload);
         let (o, e) = texts(&out);
         assert_eq!(out.status.code(), Some(0), "{label}: {e}");
@@ -471,12 +430,12 @@ fn hook_with_a_bad_payload_or_no_pane_exits_0_writes_nothing_and_only_logs_one_l
     let rows = env.recordings();
     let counts = env.table_counts();
     for (label, payload, with_pane) in &cases {
-        env.pane = *with_pane;
+        env.pane(*with_pane);
         let out = env.hook("claude", payload);
         assert_eq!(out.status.code(), Some(0), "{label}");
         assert_eq!(texts(&out), (String::new(), String::new()), "{label}");
     }
-    env.pane = true;
+    env.pane(true);
     assert_eq!(env.recordings(), rows);
     assert_eq!(env.table_counts(), counts);
 }
@@ -597,7 +556,7 @@ fn with_the_feature_off_the_hook_writes_nothing_creates_no_database_and_prints_n
     assert_eq!(texts(&out).0, "");
     assert!(!env.db().exists());
     assert_eq!(
-        tree(env.dir.path()),
+        tree(env.root()),
         vec![env.work()],
         "no file or folder besides the test's own"
     );
@@ -1011,7 +970,7 @@ fn install_hooks_for_an_agent_whose_hooks_are_not_edited_automatically_is_refuse
             assert!(e.contains("refused"), "{e}");
         }
     }
-    assert_eq!(tree(env.dir.path()), vec![env.work()], "nothing created");
+    assert_eq!(tree(env.root()), vec![env.work()], "nothing created");
     let out = env.run(&["install-hooks", "vim"]);
     assert_eq!(
         out.status.code(),
@@ -1173,7 +1132,7 @@ fn the_backup_holds_the_original_and_is_never_overwritten() {
 fn a_settings_file_install_created_is_gone_after_uninstall_with_the_folders_it_made() {
     let env = Env::new();
     fs::create_dir_all(env.p("xdg-config")).unwrap();
-    let before = tree(env.dir.path());
+    let before = tree(env.root());
     // `$HOME/.gemini/settings.json`, with neither folder there.
     let (_, e) = env.ok(&["install-hooks", "gemini"]);
     let file = env.p("home/.gemini/settings.json");
@@ -1182,30 +1141,22 @@ fn a_settings_file_install_created_is_gone_after_uninstall_with_the_folders_it_m
         !backup_of(&file).exists(),
         "no backup of a file that was not there"
     );
-    let installed = files_in(env.dir.path());
+    let installed = files_in(env.root());
     let (out, _) = env.ok(&["uninstall-hooks", "gemini", "--dry-run"]);
     assert!(out.contains("\n+++ /dev/null\n"), "{out}");
-    assert_eq!(
-        files_in(env.dir.path()),
-        installed,
-        "a dry run writes nothing"
-    );
+    assert_eq!(files_in(env.root()), installed, "a dry run writes nothing");
     env.ok(&["uninstall-hooks", "gemini"]);
-    assert_eq!(
-        tree(env.dir.path()),
-        before,
-        "nothing of the install is left"
-    );
+    assert_eq!(tree(env.root()), before, "nothing of the install is left");
 
     // A folder that was there stays, and so does what else it holds.
     fs::create_dir_all(env.p("claude")).unwrap();
     fs::write(env.p("claude/other.json"), "{}").unwrap();
-    let before = files_in(env.dir.path());
+    let before = files_in(env.root());
     let file = env.p("claude/settings.json");
     let file_arg = file.to_str().unwrap();
     env.ok(&["install-hooks", "claude", "--config-file", file_arg]);
     env.ok(&["uninstall-hooks", "claude", "--config-file", file_arg]);
-    assert_eq!(files_in(env.dir.path()), before);
+    assert_eq!(files_in(env.root()), before);
     assert!(env.p("claude").is_dir());
 }
 
@@ -1447,7 +1398,7 @@ fn codex_older_than_hooks_gets_notify_only() {
 #[test]
 fn hook_log_stays_bounded_and_an_unknown_agent_says_one_line() {
     let mut env = Env::enabled();
-    env.pane = false;
+    env.pane(false);
     let log = env.p("xdg-state/agent-resume/hook.log");
     fs::create_dir_all(log.parent().unwrap()).unwrap();
     let old_line = "2026-01-01T00:00:00Z claude no pane (an old line)\n";
@@ -1545,7 +1496,7 @@ fn run_with_the_feature_off_or_without_a_pane_passes_argv_unchanged() {
     assert!(!env.db().exists());
 
     let mut env = Env::enabled();
-    env.pane = false;
+    env.pane(false);
     let got = fake_claude(&env);
     env.ok(&["run", "--", "claude", "--model", "opus", "hi"]);
     assert_eq!(read_argv(&got), words(&["claude", "--model", "opus", "hi"]));

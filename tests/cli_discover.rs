@@ -15,89 +15,41 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use agent_resume_test_support::{text, texts, PrivateEnv};
 use fixtures::*;
 use serde_json::{json, Value};
 
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
 const NOW: &str = "2026-11-30T12:00:00Z";
 
-struct Env {
-    dir: tempfile::TempDir,
-    extra: Vec<(&'static str, String)>,
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+/// A private world; `PATH` starts with its own `bin` (the stand-in agents).
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-            extra: Vec::new(),
-        }
+        Env(PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume")).with_own_bin())
     }
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
     fn home(&self) -> PathBuf {
-        self.root().join("home")
+        self.0.home()
     }
     fn work(&self, name: &str) -> PathBuf {
-        let p = self.root().join("work").join(name);
-        fs::create_dir_all(&p).unwrap();
-        p
+        self.0.work(name)
     }
-    fn with(mut self, k: &'static str, v: &str) -> Env {
-        self.extra.push((k, v.into()));
-        self
+    fn with(self, k: &str, v: &str) -> Env {
+        Env(self.0.with(k, v))
     }
     fn telemetry(&self) -> PathBuf {
-        self.root().join("state/telemetry.jsonl")
+        self.0.telemetry()
     }
     /// Runs in `cwd` with a private environment.
     fn run_in<S: AsRef<OsStr>>(&self, cwd: &Path, args: &[S]) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.root().join("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .current_dir(cwd)
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.home())
-            .env("XDG_DATA_HOME", self.root().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.root().join("xdg-config"))
-            .env("XDG_STATE_HOME", self.root().join("xdg-state"))
-            .env(
-                "AGENT_RESUME_DB",
-                self.root().join("data/recordings.sqlite3"),
-            )
-            .env(
-                "AGENT_RESUME_CONFIG",
-                self.root().join("config/config.toml"),
-            )
-            .env("AGENT_RESUME_TELEMETRY", self.telemetry());
-        for (k, v) in &self.extra {
-            c.env(k, v);
-        }
-        c.output().unwrap()
+        self.0.command(args).current_dir(cwd).output()
     }
     fn ok_in<S: AsRef<OsStr>>(&self, cwd: &Path, args: &[S]) -> (String, String) {
-        let out = self.run_in(cwd, args);
-        assert!(
-            out.status.success(),
-            "{:?}: {:?}\n{}\n{}",
-            args.iter()
-                .map(|a| a.as_ref().to_owned())
-                .collect::<Vec<_>>(),
-            out.status,
-            text(&out.stdout),
-            text(&out.stderr)
-        );
-        (text(&out.stdout), text(&out.stderr))
+        texts(&self.0.command(args).current_dir(cwd).ok())
     }
     /// XDG_DATA_HOME is moved into the temp dir: OpenCode's db follows it.
     fn opencode_into_xdg(&self) {

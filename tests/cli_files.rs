@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use agent_resume_test_support::{text, PrivateEnv};
 use serde_json::json;
 
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
@@ -75,28 +76,21 @@ enum Input {
     File(File),
 }
 
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+/// A private world; every run is in its root, as the pane [`PANE`].
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-        }
+        Env(PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume")).with("AGENT_RESUME_PANE", PANE))
     }
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
     fn home(&self) -> PathBuf {
-        self.root().join("home")
+        self.0.home()
     }
     fn config(&self) -> PathBuf {
-        self.root().join("config/config.toml")
+        self.0.config()
     }
     fn work(&self) -> PathBuf {
         let p = self.root().join("work");
@@ -104,26 +98,9 @@ impl Env {
         p
     }
     fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .current_dir(self.root())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("XDG_DATA_HOME", self.root().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.root().join("xdg-config"))
-            .env("XDG_STATE_HOME", self.root().join("xdg-state"))
-            .env(
-                "AGENT_RESUME_DB",
-                self.root().join("data/recordings.sqlite3"),
-            )
-            .env("AGENT_RESUME_CONFIG", self.config())
-            .env(
-                "AGENT_RESUME_TELEMETRY",
-                self.root().join("state/telemetry.jsonl"),
-            )
-            .env("AGENT_RESUME_PANE", PANE);
-        c
+        let mut c = self.0.command(args);
+        c.current_dir(self.root());
+        c.into_inner()
     }
 
     /// Runs `c` to completion within [`LIMIT`], or kills it and fails

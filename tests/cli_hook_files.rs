@@ -11,17 +11,20 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-struct Home {
-    dir: tempfile::TempDir,
-}
+use agent_resume_test_support::PrivateEnv;
+
+/// A private home with a Codex on its own `bin`; no telemetry override.
+struct Home(PrivateEnv);
 
 impl Home {
     fn new() -> Home {
-        let home = Home {
-            dir: tempfile::tempdir().unwrap(),
-        };
+        let home = Home(
+            PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume"))
+                .with_own_bin()
+                .without("AGENT_RESUME_TELEMETRY"),
+        );
         fs::create_dir_all(home.p("bin")).unwrap();
         // A Codex with hooks, so `hooks.json` is written too.
         let codex = home.p("bin/codex");
@@ -31,28 +34,11 @@ impl Home {
     }
 
     fn p(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
+        self.0.root().join(rel)
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.p("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-            .args(args)
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.p("home"))
-            .env("XDG_DATA_HOME", self.p("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.p("xdg-config"))
-            .env("XDG_STATE_HOME", self.p("xdg-state"))
-            .env("AGENT_RESUME_DB", self.p("data/recordings.sqlite3"))
-            .env("AGENT_RESUME_CONFIG", self.p("config/config.toml"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        self.0.run(args)
     }
 
     fn ok(&self, args: &[&str]) -> String {

@@ -12,22 +12,19 @@ use std::os::unix::fs::{chown, symlink, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use agent_resume_test_support::{text, PrivateEnv};
 use serde_json::{json, Value};
 
 const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
 const SESSION: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
 const NOW: &str = "2026-11-30T12:00:00Z";
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A home for one run, and a program directory tree in a place whose
 /// ancestors are owned by root or this user and not writable by others (the
 /// build's own temp dir, else `$HOME`, else `/run`): a checkout under `/tmp`
 /// sits below a directory anyone can write.
 struct Env {
-    home: tempfile::TempDir,
+    home: PrivateEnv,
     programs: tempfile::TempDir,
 }
 
@@ -58,14 +55,18 @@ impl Env {
         let programs = tempfile::tempdir_in(base).unwrap();
         fs::set_permissions(programs.path(), fs::Permissions::from_mode(0o755)).unwrap();
         assert!(safe_chain(programs.path()), "{}", programs.path().display());
-        Env {
-            home: tempfile::tempdir().unwrap(),
-            programs,
-        }
+        let mut home = PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume"))
+            .without("XDG_DATA_HOME")
+            .without("XDG_CONFIG_HOME");
+        let root = home.root().to_owned();
+        home.set("AGENT_RESUME_DB", root.join("recordings.sqlite3"));
+        home.set("AGENT_RESUME_CONFIG", root.join("config.toml"));
+        home.set("AGENT_RESUME_TELEMETRY", root.join("telemetry.jsonl"));
+        Env { home, programs }
     }
 
     fn root(&self) -> &Path {
-        self.home.path()
+        self.home.root()
     }
 
     fn work(&self) -> PathBuf {
@@ -87,20 +88,9 @@ impl Env {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .current_dir(self.root())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root().join("home"))
-            .env("XDG_STATE_HOME", self.root().join("xdg-state"))
-            .env("AGENT_RESUME_DB", self.root().join("recordings.sqlite3"))
-            .env("AGENT_RESUME_CONFIG", self.root().join("config.toml"))
-            .env(
-                "AGENT_RESUME_TELEMETRY",
-                self.root().join("telemetry.jsonl"),
-            );
-        c
+        let mut c = self.home.command(args);
+        c.current_dir(self.root());
+        c.into_inner()
     }
 
     fn ok(&self, args: &[&str]) -> Output {

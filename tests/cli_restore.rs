@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agent_resume_core::{AgeBand, Reason, MARKER};
+use agent_resume_test_support::{text, tree, PrivateEnv};
 use serde_json::{json, Value};
 
 /// The clock every `plan`, `restore` and `explain` runs at.
@@ -53,87 +54,49 @@ fn sid(n: u8) -> String {
 
 /// A temporary home: `HOME`, `XDG_*`, the database, config and telemetry
 /// file all inside one directory, removed on drop.
-struct Env {
-    dir: tempfile::TempDir,
-    extra: Vec<(&'static str, String)>,
-    telemetry_override: bool,
-}
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("tempdir"),
-            extra: Vec::new(),
-            telemetry_override: true,
-        }
+        Env(PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume")))
     }
 
-    fn with(mut self, k: &'static str, v: &str) -> Env {
-        self.extra.push((k, v.into()));
-        self
+    fn with(self, k: &str, v: &str) -> Env {
+        Env(self.0.with(k, v))
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
 
     fn db(&self) -> PathBuf {
-        self.root().join("data/recordings.sqlite3")
+        self.0.db()
     }
 
     fn config(&self) -> PathBuf {
-        self.root().join("config/config.toml")
+        self.0.config()
     }
 
     fn telemetry(&self) -> PathBuf {
-        self.root().join("state/telemetry.jsonl")
+        self.0.telemetry()
     }
 
     /// A directory under `work/`, created.
     fn work(&self, name: &str) -> PathBuf {
-        let p = self.root().join("work").join(name);
-        fs::create_dir_all(&p).expect("mkdir");
-        p
+        self.0.work(name)
     }
 
     fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root().join("home"))
-            .env("XDG_DATA_HOME", self.root().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.root().join("xdg-config"))
-            .env("XDG_STATE_HOME", self.root().join("xdg-state"))
-            .env("AGENT_RESUME_DB", self.db())
-            .env("AGENT_RESUME_CONFIG", self.config());
-        if self.telemetry_override {
-            c.env("AGENT_RESUME_TELEMETRY", self.telemetry());
-        }
-        for (k, v) in &self.extra {
-            c.env(k, v);
-        }
-        c
+        self.0.command(args).into_inner()
     }
 
     fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
-        self.command(args).output().expect("runs agent-resume")
+        self.0.run(args)
     }
 
     /// Runs, asserts exit 0, returns stdout.
     fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "{:?} failed ({:?}):\n{}\n{}",
-            args.iter()
-                .map(|a| a.as_ref().to_string_lossy().into_owned())
-                .collect::<Vec<_>>(),
-            out.status,
-            text(&out.stdout),
-            text(&out.stderr)
-        );
-        text(&out.stdout)
+        text(&self.0.ok(args).stdout)
     }
 
     fn enable(&self) {
@@ -226,24 +189,6 @@ impl Env {
             .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .expect("counts")
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Every file and folder under `p`, sorted.
-fn tree(p: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = fs::read_dir(p) {
-        for e in rd {
-            let path = e.expect("entry").path();
-            out.extend(tree(&path));
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// An object's keys, sorted (whatever order serde_json keeps them in).
@@ -795,6 +740,49 @@ fn a_recorded_directory_replaced_by_a_link_or_another_directory_is_directory_cha
 }
 
 #[test]
+fn a_pane_whose_shell_cannot_be_driven_is_skipped_and_the_rest_of_the_layout_restores() {
+    let env = Env::new();
+    env.enable();
+    let w = env.work("w");
+    for n in 1..=3 {
+        env.record(&pane(n), "claude", &sid(n), &w, MINUTE_AGO, "claude");
+    }
+    let mut pwsh = pane_spec(1, Some(&w));
+    pwsh["shell"] = json!("pwsh");
+    let mut nu = pane_spec(2, Some(&w));
+    nu["shell"] = json!("/usr/bin/nu");
+    let l = env.write_layout(
+        "shells",
+        &layout(
+            true,
+            vec![window(
+                true,
+                Some(1),
+                vec![pwsh, nu, pane_spec(3, Some(&w))],
+            )],
+        ),
+    );
+    let plan = env.plan(&l);
+    assert_eq!(
+        verdict(&plan[&pane(1)]),
+        ("skip", Some("shell_unsupported"))
+    );
+    assert_eq!(
+        verdict(&plan[&pane(2)]),
+        ("skip", Some("shell_unsupported"))
+    );
+    assert_eq!(verdict(&plan[&pane(3)]), ("resume", None));
+    env.restore(&l);
+    assert_eq!(env.count("armed"), 1);
+    let unsupported = env
+        .events()
+        .iter()
+        .filter(|e| e["outcome"] == "shell_unsupported")
+        .count();
+    assert_eq!(unsupported, 2);
+}
+
+#[test]
 fn a_recording_without_an_identity_resumes_only_where_its_path_is_still_canonical() {
     let env = Env::new();
     env.enable();
@@ -1142,8 +1130,7 @@ fn telemetry_after_restore_and_take_holds_one_event_per_recorded_pane_and_no_inp
 
 #[test]
 fn restore_writes_telemetry_under_xdg_state_home_by_default() {
-    let mut env = Env::new();
-    env.telemetry_override = false;
+    let env = Env(Env::new().0.without("AGENT_RESUME_TELEMETRY"));
     let l = reasons(&env, true);
     env.restore(&l);
     let file = env.root().join("xdg-state/agent-resume/telemetry.jsonl");
@@ -1493,7 +1480,7 @@ fn explain_lists_the_gates_passed_and_names_the_one_that_stopped_the_pane() {
         "{out}"
     );
     assert_eq!(
-        passed[..9],
+        passed[..10],
         [
             "the feature flag is on",
             "this is the start-up restore pass",
@@ -1502,6 +1489,7 @@ fn explain_lists_the_gates_passed_and_names_the_one_that_stopped_the_pane() {
             "the agent is verified for resume",
             "the session id matches the agent's id shape",
             "the pane is not a shared-session viewer",
+            "the pane's shell is bash, zsh, fish or sh",
             "the host restored a local directory",
             "the recorded directory exists",
         ]
@@ -1676,28 +1664,28 @@ fn a_tampered_armed_argv_is_refused_and_never_printed() {
 }
 
 #[test]
-fn a_tampered_armed_line_is_never_printed_only_the_line_rebuilt_from_argv() {
-    // docs/security.md §11: take never prints the stored line; it rebuilds
-    // the line from the stored argv (which must rebuild to itself).
+fn the_store_keeps_no_armed_line_and_take_renders_it_from_the_argv() {
+    // docs/security.md §11: no quoted line is stored, so none can be
+    // tampered with or handed back; take renders the line from the stored
+    // argv (which must rebuild to itself).
     let env = Env::new();
     let l = reasons(&env, true);
     let plan = env.plan(&l);
     env.restore(&l);
-    env.sql()
-        .execute(
-            "UPDATE armed SET line = 'rm -rf ~' WHERE pane = ?1",
-            [pane(RESUMES)],
-        )
-        .expect("tampers");
+    let columns: Vec<String> = env
+        .sql()
+        .prepare("SELECT name FROM pragma_table_info('armed')")
+        .expect("prepares")
+        .query_map([], |r| r.get(0))
+        .expect("lists")
+        .collect::<Result<_, _>>()
+        .expect("names");
+    assert!(!columns.iter().any(|c| c == "line"), "{columns:?}");
+    assert!(columns.iter().any(|c| c == "argv"), "{columns:?}");
     let out = env.take(&pane(RESUMES), &[]);
-    let stdout = text(&out.stdout);
-    assert!(!stdout.contains("rm -rf"), "{stdout}");
-    assert!(!text(&out.stderr).contains("rm -rf"));
-    // The stored argv is intact, so the pane gets exactly the line the plan
-    // built, rendered afresh; the tampered text goes nowhere.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
-        stdout,
+        text(&out.stdout),
         format!("{}\n", plan[&pane(RESUMES)]["line"].as_str().expect("line"))
     );
     assert_eq!(env.take(&pane(RESUMES), &[]).status.code(), Some(1));
@@ -1843,7 +1831,7 @@ fn a_layout_with_an_unknown_key_is_refused_before_anything_is_touched() {
 }
 
 #[test]
-fn a_pane_the_layout_says_has_input_is_refused_at_restore_and_nothing_is_armed_for_it() {
+fn a_pane_the_layout_says_is_busy_is_skipped_by_the_plan_and_hands_its_claim_on() {
     let env = Env::new();
     let l = reasons(&env, true);
     // The host already knows the user typed into the resumable pane, and that
@@ -1862,9 +1850,23 @@ fn a_pane_the_layout_says_has_input_is_refused_at_restore_and_nothing_is_armed_f
         }
     }
     fs::write(&l, serde_json::to_vec(&doc).unwrap()).unwrap();
+    // The plan decides it, as the restore does: the busy pane cannot resume,
+    // so it takes no id from the pane that claims the same conversation.
+    let plan = env.plan(&l);
+    assert_eq!(
+        verdict(&plan[&pane(RESUMES)]),
+        ("skip", Some("pane_has_input"))
+    );
+    assert_eq!(
+        verdict(&plan[&pane(SECOND)]),
+        ("skip", Some("queued_command"))
+    );
+    assert_eq!(verdict(&plan[&pane(LOSES_CLAIM)]), ("resume", None));
     assert!(env.restore(&l).status.success());
-    assert_eq!(env.count("armed"), 0, "nothing armed for a pane with input");
+    assert_eq!(env.count("armed"), 1, "only the other claimant is armed");
     assert_eq!(env.take(&pane(RESUMES), &[]).status.code(), Some(1));
+    assert_eq!(env.take(&pane(SECOND), &[]).status.code(), Some(1));
+    assert_eq!(env.take(&pane(LOSES_CLAIM), &[]).status.code(), Some(0));
     let outcomes: Vec<String> = env
         .events()
         .iter()

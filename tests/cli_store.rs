@@ -5,7 +5,9 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use agent_resume_test_support::{texts, tree, PrivateEnv};
 
 use agent_resume_core::{AgentKind, PaneId, UnixMillis};
 use agent_resume_store::{Armed, Store};
@@ -14,62 +16,43 @@ const PANE: &str = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
 const PANE2: &str = "0f9619ff-8b86-d011-b42d-00c04fc964ff";
 const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
 
-/// A temporary home: `HOME`, `XDG_*`, the database and the config inside.
-struct Env {
-    dir: tempfile::TempDir,
-    extra: Vec<(&'static str, String)>,
-    explicit_paths: bool,
-}
+/// A temporary home: `HOME`, `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, the
+/// database and the config inside; no state home or telemetry override.
+struct Env(PrivateEnv);
 
 impl Env {
     fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("tempdir"),
-            extra: Vec::new(),
-            explicit_paths: true,
-        }
+        Env(PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume"))
+            .without("XDG_STATE_HOME")
+            .without("AGENT_RESUME_TELEMETRY"))
+    }
+
+    fn root(&self) -> &Path {
+        self.0.root()
     }
 
     fn db(&self) -> PathBuf {
-        self.dir.path().join("data/recordings.sqlite3")
+        self.0.db()
     }
 
     fn config(&self) -> PathBuf {
-        self.dir.path().join("config/config.toml")
+        self.0.config()
     }
 
-    fn with(mut self, k: &'static str, v: &str) -> Env {
-        self.extra.push((k, v.into()));
-        self
+    fn with(self, k: &str, v: &str) -> Env {
+        Env(self.0.with(k, v))
+    }
+
+    fn without(self, k: &str) -> Env {
+        Env(self.0.without(k))
     }
 
     fn cmd<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_agent-resume"));
-        c.args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.dir.path().join("home"))
-            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
-            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"));
-        if self.explicit_paths {
-            c.env("AGENT_RESUME_DB", self.db())
-                .env("AGENT_RESUME_CONFIG", self.config());
-        }
-        for (k, v) in &self.extra {
-            c.env(k, v);
-        }
-        c.output().expect("runs agent-resume")
+        self.0.run(args)
     }
 
     fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> (String, String) {
-        let out = self.cmd(args);
-        let (o, e) = texts(&out);
-        assert!(
-            out.status.success(),
-            "{:?} failed: {o}\n{e}",
-            args_text(args)
-        );
-        (o, e)
+        texts(&self.0.ok(args))
     }
 
     fn enable(&self) {
@@ -100,32 +83,6 @@ impl Env {
     }
 }
 
-fn texts(out: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn args_text<S: AsRef<OsStr>>(args: &[S]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.as_ref().to_string_lossy().into_owned())
-        .collect()
-}
-
-fn tree(p: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(p) {
-        for e in rd {
-            let path = e.expect("entry").path();
-            out.extend(tree(&path));
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn with_the_flag_off_record_and_forget_touch_nothing_and_say_so() {
     let env = Env::new();
@@ -141,11 +98,7 @@ fn with_the_flag_off_record_and_forget_touch_nothing_and_say_so() {
     let out = env.cmd(&["forget", "--pane", PANE, "--closed"]);
     assert!(out.status.success());
     assert!(texts(&out).1.contains("disabled"));
-    assert_eq!(
-        tree(env.dir.path()),
-        Vec::<PathBuf>::new(),
-        "no file or folder"
-    );
+    assert_eq!(tree(env.root()), Vec::<PathBuf>::new(), "no file or folder");
 
     // Off in the config file is off too, and an env value other than 1/0 is
     // ignored.
@@ -247,11 +200,7 @@ fn enable_and_disable_keep_the_other_config_keys() {
 fn the_environment_overrides_the_config_file() {
     let env = Env::new();
     env.enable();
-    let off = Env {
-        dir: env.dir,
-        extra: vec![("AGENT_RESUME", "0".into())],
-        explicit_paths: true,
-    };
+    let off = env.with("AGENT_RESUME", "0");
     let out = off.record(&[]);
     assert!(out.status.success());
     assert!(texts(&out).1.contains("AGENT_RESUME"), "{:?}", texts(&out));
@@ -414,7 +363,6 @@ fn forget_clears_and_forget_closed_also_drops_the_armed_line() {
                 pane,
                 agent: AgentKind::Claude,
                 session_id: ID.into(),
-                line: "x".into(),
                 argv: vec![],
                 armed_at: UnixMillis(1),
                 observed_at: UnixMillis(1),
@@ -450,7 +398,7 @@ fn status_reports_source_paths_schema_and_counts_and_creates_nothing() {
         "{o}"
     );
     assert!(o.contains("schema:     none yet"), "{o}");
-    assert_eq!(tree(env.dir.path()), Vec::<PathBuf>::new());
+    assert_eq!(tree(env.root()), Vec::<PathBuf>::new());
     env.enable();
     assert!(env.record(&[]).status.success());
     let (o, _) = env.ok(&["status"]);
@@ -467,22 +415,21 @@ fn status_reports_source_paths_schema_and_counts_and_creates_nothing() {
 
 #[test]
 fn default_paths_follow_xdg_data_home_and_xdg_config_home() {
-    let mut env = Env::new();
-    env.explicit_paths = false;
+    let env = Env::new()
+        .without("AGENT_RESUME_DB")
+        .without("AGENT_RESUME_CONFIG");
     env.ok(&["enable"]);
     assert!(env
-        .dir
-        .path()
+        .root()
         .join("xdg-config/agent-resume/config.toml")
         .is_file());
     assert!(env.record(&[]).status.success());
     assert!(env
-        .dir
-        .path()
+        .root()
         .join("xdg-data/agent-resume/recordings.sqlite3")
         .is_file());
     // `--db` beats both the environment and the default.
-    let other = env.dir.path().join("elsewhere.sqlite3");
+    let other = env.root().join("elsewhere.sqlite3");
     let mut args: Vec<&OsStr> = vec![OsStr::new("--db"), other.as_os_str()];
     args.extend(["recordings", "--json"].map(OsStr::new));
     let out = env.cmd(&args);

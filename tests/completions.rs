@@ -1,21 +1,11 @@
 //! `agent-resume completions bash|zsh|fish` load in the real shells and
 //! complete the subcommands, and `agent-resume man` renders with `man -l`.
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_agent-resume");
+use agent_resume_test_support::require;
 
-/// Finds `name` on PATH or in the usual places; a missing shell fails the
-/// test naming it.
-fn require(name: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("`{name}` is required by this test and is not installed"))
-}
+const BIN: &str = env!("CARGO_BIN_EXE_agent-resume");
 
 /// Runs `shell ARGS` with a scratch HOME and `$BIN` naming the binary.
 fn run(shell: &str, args: &[&str]) -> Output {

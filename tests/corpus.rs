@@ -3,14 +3,12 @@
 //! expected argv or refusal, and every line must split back into the marker
 //! and that argv.
 
-mod support;
-
 use std::collections::BTreeSet;
 
 use agent_resume_core::{
     build_from_text, AgentKind, Catalog, Invocation, PostureWindow, Refusal, Shell, MARKER,
 };
-use support::{corpus, Case, Expect};
+use agent_resume_test_support::shell::{corpus, Case, Expect};
 
 fn run(case: &Case, shell: Shell) -> Result<Invocation, Refusal> {
     build_from_text(

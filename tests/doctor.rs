@@ -5,15 +5,14 @@
 //! server) passes every check, run from an interactive bash that read that
 //! `~/.bashrc`; removing any one piece is named.
 
-mod common_tmux;
-
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common_tmux::{require, wait_for, Tmux};
+use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, wait_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-resume");
 

@@ -10,8 +10,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_kitty;
-
 use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
@@ -20,7 +18,7 @@ use agent_resume_core::{PaneId, Shell};
 use agent_resume_kitty::{
     literal, session_file, OsWindowSnap, Snapshot, TabSnap, Value, WindowSnap, PANE_ENV,
 };
-use common_kitty::{windows, Display, Kitty};
+use agent_resume_test_support::kitty::{windows, Display, Kitty};
 
 /// The line breaks of Python's `str.splitlines`.
 const BREAKS: [&str; 11] = [

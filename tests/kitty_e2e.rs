@@ -15,8 +15,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_kitty;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -24,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common_kitty::{require, windows, Display, Kitty};
+use agent_resume_test_support::kitty::{require, windows, Display, Kitty};
 use serde_json::Value;
 
 const CLAUDE: &str = include_str!("standins/claude");

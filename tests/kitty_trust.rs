@@ -10,8 +10,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_kitty;
-
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -20,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use agent_resume_kitty::PANE_ENV;
 use agent_resume_store::Store;
-use common_kitty::{require, windows, Display, Kitty};
+use agent_resume_test_support::kitty::{require, windows, Display, Kitty};
 
 fn agent_resume() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agent-resume"))
@@ -192,7 +190,7 @@ fn init_kitty_without_xdg_runtime_dir_names_a_private_socket_kitty_starts_on() {
     assert_eq!(m.uid(), rustix::process::geteuid().as_raw());
     let conf_file = w.root().join("kitty.conf");
     fs::write(&conf_file, &conf).unwrap();
-    common_kitty::require_mesa();
+    agent_resume_test_support::kitty::require_mesa();
     let child = Command::new(require("kitty"))
         .arg("--config")
         .arg(&conf_file)

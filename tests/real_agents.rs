@@ -19,8 +19,6 @@
 //! Every assertion message names the CLI and its version.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common_tmux;
-
 use std::ffi::OsString;
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -33,7 +31,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common_tmux::{require, wait_for, Tmux};
+use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, wait_for};
 use serde_json::{json, Value};
 
 /// One pinned agent CLI.
@@ -98,26 +97,6 @@ fn agent_resume() -> &'static Path {
 
 // ------------------------------------------------------------ install ----
 
-/// `node` or `npm`, or a failure naming it: these tests never skip.
-fn node_tool(name: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-        .unwrap_or_else(|| {
-            panic!(
-                "`{name}` is required by tests/real_agents.rs (the real agent CLIs are \
-                 installed from npm and run on node) and is not installed; these tests never \
-                 skip (apt-get install -y --no-install-recommends nodejs npm, or run \
-                 scripts/test as root)"
-            )
-        })
-}
-
 /// Where the pinned CLIs are cached.
 fn cache_root() -> PathBuf {
     let abs = |v: &str| {
@@ -144,8 +123,8 @@ fn installed(cli: &Cli) -> PathBuf {
     if bin.is_file() {
         return bin;
     }
-    let npm = node_tool("npm");
-    node_tool("node");
+    let npm = require("npm");
+    require("node");
     let part = PathBuf::from(format!("{}.part-{}", dir.display(), std::process::id()));
     let _ = fs::remove_dir_all(&part);
     fs::create_dir_all(&part).expect("creates the npm cache directory");
@@ -461,7 +440,7 @@ struct Sandbox {
 impl Sandbox {
     fn new(cli: &'static Cli, replies: bool) -> Sandbox {
         let exe = installed(cli);
-        let node = node_tool("node");
+        let node = require("node");
         let dir = tempfile::tempdir().expect("a temp dir");
         let root = dir.path();
         let home = root.join("home");
@@ -863,7 +842,7 @@ fn holds_reply(path: &Path) -> bool {
 /// the stand-in's reply; the transcript. Typing again is harmless: the
 /// CLI queues or ignores it.
 fn turn(sb: &Sandbox, tmux: &Tmux, pane: &str, id: &str) -> PathBuf {
-    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     loop {
         let replied = sb.transcripts_of(id).into_iter().find(|p| holds_reply(p));
@@ -1157,7 +1136,7 @@ fn codex_records_its_session_at_start_once_the_hook_is_trusted_and_resumes_its_r
         codex_trusts_a_hook(&sb),
         "{name}: {TRUST_ALL:?} left no trust in config.toml"
     );
-    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     let rec = loop {
         if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
@@ -1232,7 +1211,7 @@ fn codex_without_trusting_the_hook_is_recorded_by_notify_after_a_turn() {
         !codex_trusts_a_hook(&sb),
         "{name}: {WITHOUT_TRUSTING:?} left a trusted hook in config.toml"
     );
-    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     let rec = loop {
         if let Some(r) = sb.recordings().into_iter().find(|r| r["agent"] == "codex") {
@@ -1324,7 +1303,7 @@ fn codex_another_tui(sb: &Sandbox, tmux: &Tmux) -> String {
 /// Submits `word` in the pane until the rollout that holds it has the
 /// stand-in's reply; that rollout's id.
 fn codex_turn_saying(sb: &Sandbox, tmux: &Tmux, pane: &str, word: &str) -> String {
-    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     loop {
         let rollout = files_under(&sb.home().join(".codex/sessions"))
@@ -1655,7 +1634,7 @@ fn store_of(sb: &Sandbox) -> PathBuf {
 /// Types a prompt into the CLI's pane until a session file of its store
 /// holds the stand-in's reply; that file.
 fn session_file_after_a_turn(sb: &Sandbox, tmux: &Tmux, pane: &str) -> PathBuf {
-    let deadline = Instant::now() + common_tmux::PATIENCE;
+    let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
     let mut typed = Instant::now() - Duration::from_secs(10);
     loop {
         let replied = files_under(&store_of(sb))
@@ -1809,7 +1788,7 @@ fn zero_config_capture(cli: &'static Cli, flags: &[&str], want_flags: &str) {
             .find(|p| !before.contains(p) && p.extension().is_some_and(|e| e == "jsonl"))
     };
     let waited = Instant::now();
-    while own_file().is_none() && waited.elapsed() < common_tmux::PATIENCE {
+    while own_file().is_none() && waited.elapsed() < agent_resume_test_support::PATIENCE {
         std::thread::sleep(Duration::from_millis(50));
     }
     let own = own_file();

@@ -20,15 +20,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common_tmux::{require, wait_for, Sh, Tmux};
+use agent_resume_test_support::tmux::{Sh, Tmux};
+use agent_resume_test_support::{require, wait_for};
 use serde_json::{json, Value};
 
 /// The pane id every shell is started with.

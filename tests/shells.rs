@@ -5,12 +5,10 @@
 //! with the environment cleared, and the argv a fake agent receives must be
 //! exactly the intended one, byte for byte.
 
-mod support;
-
 use agent_resume_core::{
     build_from_text, quote, render_line, AgentKind, Catalog, PostureWindow, Shell, MARKER,
 };
-use support::{
+use agent_resume_test_support::shell::{
     assert_round_trips, corpus, hostile_words, run_batch, shells, FakeAgents, LineCase, Mode,
 };
 
@@ -340,7 +338,7 @@ fn a_resume_line_for_every_verified_agent_runs_that_agent() {
     let programs: Vec<&str> = cases.iter().map(|c| c.program.as_str()).collect();
     assert_eq!(
         programs,
-        support::AGENT_PROGRAMS,
+        agent_resume_test_support::shell::AGENT_PROGRAMS,
         "a fake for every verified agent"
     );
     assert_round_trips("verified agents", &FakeAgents::install(), &cases);

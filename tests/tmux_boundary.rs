@@ -16,8 +16,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -27,11 +25,12 @@ use std::process::{Command, Output, Stdio};
 
 use agent_resume_core::{PaneId, Shell, UnixMillis};
 use agent_resume_store::Store;
+use agent_resume_test_support::tmux::Tmux as Server;
+use agent_resume_test_support::{require, wait_for};
 use agent_resume_tmux::{
     literal, LivePane, PaneSnap, Refusal, SessionSnap, Snapshot, Socket, Start, Tmux, TmuxError,
     Value, WindowSnap,
 };
-use common_tmux::{require, wait_for, Tmux as Server};
 
 /// Names per kind; the issue asks for at least 100.
 const AT_LEAST: usize = 100;

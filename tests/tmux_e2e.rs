@@ -25,8 +25,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -35,7 +33,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common_tmux::{require, wait_for, Sh, Tmux};
+use agent_resume_test_support::tmux::{Sh, Tmux};
+use agent_resume_test_support::{require, wait_for};
 use serde_json::Value;
 
 /// The claude session id two panes claim, as the scenario writes it;
@@ -55,23 +54,12 @@ fn agent_resume() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agent-resume"))
 }
 
-impl Sh {
-    /// The prompt each rc file sets, as `capture-pane` shows it.
-    fn prompt(self) -> &'static str {
-        match self {
-            Sh::Bash => "bash$",
-            Sh::Zsh => "zsh%",
-            Sh::Fish => "fish>",
-        }
-    }
-
-    /// The history file each shell writes under the private `HOME`.
-    fn history(self) -> &'static str {
-        match self {
-            Sh::Bash => ".bash_history",
-            Sh::Zsh => ".zsh_history",
-            Sh::Fish => ".local/share/fish/fish_history",
-        }
+/// The prompt each rc file sets, as `capture-pane` shows it.
+fn prompt(sh: Sh) -> &'static str {
+    match sh {
+        Sh::Bash => "bash$",
+        Sh::Zsh => "zsh%",
+        Sh::Fish => "fish>",
     }
 }
 
@@ -301,7 +289,7 @@ impl World {
         )
         .expect("writes .tmux.conf");
 
-        let path = common_tmux::world_path(&root, agent_resume());
+        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),
@@ -443,13 +431,13 @@ impl World {
                 s.lines()
                     .rev()
                     .find(|l| !l.trim().is_empty())
-                    .is_some_and(|l| l.trim_end() == sh.prompt())
+                    .is_some_and(|l| l.trim_end() == prompt(sh))
             })
     }
 
     /// The process ids of every process that carries this world's marker.
     fn ours(&self) -> Vec<(u32, String)> {
-        common_tmux::marked(MARKER, self.root())
+        agent_resume_test_support::tmux::marked(MARKER, self.root())
     }
 
     /// Waits until no `agent-resume tmux save` started by the world's tmux
@@ -1067,7 +1055,7 @@ fn restore_recreate_resumes_each_agent_pane_once_and_only_where_safe() {
         // typed or printed word would show on a line of its own or after a
         // prompt.
         assert!(
-            !text.is_empty() && text.iter().all(|l| *l == spec.shell.prompt()),
+            !text.is_empty() && text.iter().all(|l| *l == prompt(spec.shell)),
             "{role:?} is a fresh shell with nothing typed into it: {text:?}"
         );
         assert!(!resumed.contains_key(&role), "no stand-in ran in {role:?}");
@@ -1346,7 +1334,7 @@ fn a_resumed_agent_owns_its_panes_terminal_in_bash_zsh_and_fish() {
             .map(|s| s.shell.name())
             .unwrap()
     };
-    let deadline = std::time::Instant::now() + common_tmux::PATIENCE;
+    let deadline = std::time::Instant::now() + agent_resume_test_support::PATIENCE;
     let mut behind: Vec<String>;
     loop {
         behind = resumed

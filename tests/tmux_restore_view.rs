@@ -12,8 +12,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -21,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::SystemTime;
 
-use common_tmux::{require, Tmux};
+use agent_resume_test_support::require;
+use agent_resume_test_support::tmux::Tmux;
 
 /// A temporary home, database, config and telemetry file, shared by every
 /// server of the test.
@@ -139,7 +138,7 @@ fn make_session(tmux: &Tmux, session: &str, window0: &[&Path], window1: Option<&
     // tmux reads a pane's directory from its process, which has it only once
     // the child has started: a save before that would see none.
     let wanted = window0.len() + usize::from(window1.is_some());
-    common_tmux::wait_for("every new pane to report its directory", || {
+    agent_resume_test_support::wait_for("every new pane to report its directory", || {
         let dirs = tmux.ok(&[
             "list-panes",
             "-s",

@@ -8,8 +8,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -17,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common_tmux::{require, wait_for, Tmux};
+use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, wait_for};
 
 const CLAUDE: &str = include_str!("standins/claude");
 
@@ -75,7 +74,7 @@ impl World {
              run-shell 'agent-resume init tmux | tmux source-file -'\n",
         )
         .unwrap();
-        let path = common_tmux::world_path(&root, agent_resume());
+        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),
@@ -130,7 +129,7 @@ impl World {
 
     /// Whether a `tmux save` of this world (a hook's) is running.
     fn saving(&self) -> bool {
-        common_tmux::marked(MARKER, self.root())
+        agent_resume_test_support::tmux::marked(MARKER, self.root())
             .iter()
             .any(|(_, cmdline)| cmdline.contains("tmux save"))
     }

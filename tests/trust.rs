@@ -6,15 +6,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common_tmux::{require, Tmux};
+use agent_resume_test_support::require;
+use agent_resume_test_support::tmux::Tmux;
 
 /// `nobody`'s uid and gid: a file handed to it belongs to another user.
 const NOBODY: u32 = 65534;
@@ -75,7 +74,7 @@ impl Saved {
         // tmux reads a pane's directory from its process, which has it
         // only once the child has started: a save before that sees none.
         let expected = work.to_string_lossy().into_owned();
-        common_tmux::wait_for("the pane to report its directory", || {
+        agent_resume_test_support::wait_for("the pane to report its directory", || {
             (tmux.pane_format("alpha", "#{pane_current_path}") == expected).then_some(())
         });
         let saved = Saved { tmux, dir, env };

@@ -19,15 +19,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common_tmux::{require, wait_for, Sh, Tmux};
+use agent_resume_test_support::tmux::{Sh, Tmux};
+use agent_resume_test_support::{require, wait_for};
 use serde_json::Value;
 
 /// A fresh session id for each world's pane: restore skips an id that any

@@ -16,8 +16,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common_tmux;
-
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -27,7 +25,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common_tmux::{require, Tmux};
+use agent_resume_test_support::require;
+use agent_resume_test_support::tmux::Tmux;
 
 const STANDIN: &str = r#"#!/bin/sh
 # A stand-in agent: writes what the real CLI writes, then waits.
@@ -117,7 +116,7 @@ impl World {
             fs::write(&p, STANDIN).unwrap();
             fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let path = common_tmux::world_path(&root, agent_resume());
+        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
         let os = |s: &str| OsString::from(s);
         let env = vec![
             (os("HOME"), home.into_os_string()),
@@ -421,7 +420,7 @@ fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
         .dir
         .path()
         .join(format!("home/.claude/sessions/{}.json", child.id()));
-    common_tmux::wait_for("the stand-in's pid registry entry", || {
+    agent_resume_test_support::wait_for("the stand-in's pid registry entry", || {
         fs::read_to_string(&registry)
             .ok()
             .filter(|t| t.ends_with('\n'))

@@ -58,7 +58,7 @@ pub fn spec(n: u32, cwd: PathBuf) -> PaneSpec {
         id: pane(n),
         cwd: Some(cwd),
         shared_viewer: false,
-        shell: Shell::Zsh,
+        shell: Some(Shell::Zsh),
         has_input: false,
         queued_command: false,
     }

@@ -378,7 +378,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
         id,
         cwd: Some(project.clone()),
         shared_viewer: false,
-        shell: Shell::Bash,
+        shell: Some(Shell::Bash),
         has_input: false,
         queued_command: false,
     };
@@ -402,7 +402,7 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
     let keep: HashSet<_> = layout.panes().map(|(p, _)| p.id).collect();
     let decided = decide(o, &layout, now, true, Some(&keep))?;
     let mut sink = telemetry_file::FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, &layout, now, &mut sink, None);
+    arm_and_report(&decided, now, &mut sink, None);
     print_plan(&decided.plans, &plan::places_of(&layout))?;
     println!("\n== 3. each resumed pane's shell takes its line at the first prompt ==");
     for pane in &panes {
@@ -410,28 +410,23 @@ fn synthetic(dir: &Path, o: &Overrides) -> Result<()> {
             .open_existing(&paths::db(o)?)?
             .context("the demo database")?;
         if let Some(armed) = store.take(*pane)? {
-            let agent = agent_resume_core::Catalog::embedded().agent(armed.agent);
-            let posture = agent_resume_core::decide(
-                armed.observed_at,
+            // The engine's one take, as `agent-resume take` makes it.
+            let request = agent_resume_engine::take::Request {
+                shell: Shell::Bash,
+                ready: agent_resume_engine::take::Ready::default(),
                 now,
-                agent_resume_core::PostureWindow::DEFAULT,
-            );
-            let inv = agent_resume_core::rebuild(
-                agent,
-                &armed.session_id,
-                &armed.argv,
-                Shell::Bash,
-                posture,
-            )?;
-            println!("  {pane}  {}", inv.line);
+                armed_expiry_millis: crate::config::armed_expiry_millis(o),
+                fs: &crate::restore::RealFs,
+            };
+            let (taken, event) = agent_resume_engine::take::decide(&(&armed).into(), &request);
             use agent_resume_core::TelemetrySink;
-            let age = Some(armed.observed_at.until(now));
-            sink.emit(&agent_resume_core::Event::at_take(
-                armed.agent,
-                agent_resume_core::Outcome::Resumed,
-                inv.posture_carried,
-                age,
-            ));
+            sink.emit(&event);
+            match taken {
+                agent_resume_engine::take::Taken::Line(l) => println!("  {pane}  {}", l.line),
+                agent_resume_engine::take::Taken::Dropped(why) => {
+                    println!("  {pane}  (dropped: {why:?})")
+                }
+            }
         }
     }
     drop(sink);

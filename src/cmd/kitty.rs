@@ -320,11 +320,13 @@ pub fn write_session(output: &Path, dry_run: bool, o: &Overrides) -> Result<Made
             });
         }
     };
-    let default_shell = std::env::var("SHELL")
-        .ok()
-        .as_deref()
-        .and_then(shell_of)
-        .unwrap_or(Shell::Bash);
+    // The shell kitty starts in a window: `$SHELL`, else bash (as kitty
+    // falls back when it has no shell); one agent-resume cannot drive is
+    // planned as `shell_unsupported`.
+    let default_shell = match std::env::var("SHELL") {
+        Ok(program) if !program.is_empty() => shell_of(&program),
+        _ => Some(Shell::Bash),
+    };
     let layout = to_layout(&snap, default_shell);
     let places = super::plan::places_of(&layout);
     let keep: HashSet<PaneId> = snap.windows().map(|w| w.id).collect();
@@ -336,7 +338,7 @@ pub fn write_session(output: &Path, dry_run: bool, o: &Overrides) -> Result<Made
     if !dry_run {
         // Armed before the file exists: no shell of it can prompt first.
         let mut sink = FileSink::new(telemetry_file::path()?);
-        arm_and_report(&decided, &layout, now, &mut sink, None);
+        arm_and_report(&decided, now, &mut sink, None);
         let home = std::env::var_os("HOME").unwrap_or_else(|| "/".into());
         // A directory gone since the save is not handed to kitty: that
         // window comes back as a plain shell in the fallback directory.

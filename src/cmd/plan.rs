@@ -364,7 +364,7 @@ pub fn run(args: Args, o: &Overrides, restore: bool) -> Result<ExitCode> {
     }
     if restore && decided.enabled {
         let mut sink = FileSink::new(telemetry_file::path()?);
-        arm_and_report(&decided, &layout, now, &mut sink, None);
+        arm_and_report(&decided, now, &mut sink, None);
     }
     let places = places_of(&layout);
     print(

@@ -1,8 +1,10 @@
 //! `agent-resume take`: hand a pane its armed resume line, exactly once.
 //!
 //! Prints the line and exits 0, or prints nothing and exits 1 when there is
-//! none or it is refused. The stored line is never printed: the stored argv
-//! is rebuilt from its parts and must rebuild to itself (docs/security.md).
+//! none or it is refused. Every check is the engine's one safe take
+//! ([`agent_resume_engine::take`]): the armed words are rebuilt from their
+//! parts and must rebuild to themselves (docs/security.md); no stored text
+//! is ever printed.
 //! With `--has-input` or `--queued-command` the armed line is consumed and
 //! dropped, so it can never fire later.
 //!
@@ -20,9 +22,9 @@
 
 use std::process::ExitCode;
 
-use agent_resume_core::{
-    decide, rebuild, Catalog, Event, Outcome, PostureWindow, Shell, TelemetrySink,
-};
+use agent_resume_core::{Shell, TelemetrySink};
+use agent_resume_engine::fs::RealFs;
+use agent_resume_engine::take;
 use agent_resume_store::{OpenOptions, TakeError, Ticket};
 use agent_resume_tmux::Socket;
 use anyhow::Result;
@@ -115,64 +117,35 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         }
     };
     let mut sink = FileSink::new(telemetry_file::path()?);
-    let age = Some(armed.observed_at.until(now));
-    let expiry = config::armed_expiry_millis(o);
-    let waited = armed.armed_at.until(now);
-    if !(0..=expiry).contains(&waited) {
-        eprintln!(
-            "agent-resume: the armed line for this pane is {} (expiry {} min) and is dropped",
-            if waited < 0 {
-                "dated in the future".to_owned()
-            } else {
-                format!("{} min old", waited / 60_000)
-            },
-            expiry / 60_000
-        );
-        sink.emit(&Event::at_take(
-            armed.agent,
-            Outcome::ArmedExpired,
-            false,
-            age,
-        ));
-        return Ok(ExitCode::from(NOTHING));
-    }
-    let refused = if args.has_input {
-        Some(Outcome::PaneHasInput)
-    } else if args.queued_command {
-        Some(Outcome::QueuedCommand)
-    } else {
-        None
+    let request = take::Request {
+        shell: args.shell,
+        ready: take::Ready {
+            has_input: args.has_input,
+            queued_command: args.queued_command,
+        },
+        now,
+        armed_expiry_millis: config::armed_expiry_millis(o),
+        fs: &RealFs,
     };
-    if let Some(outcome) = refused {
-        sink.emit(&Event::at_take(armed.agent, outcome, false, age));
-        return Ok(ExitCode::from(NOTHING));
-    }
-    let agent = Catalog::embedded().agent(armed.agent);
-    // Posture is decided now, from the recording's age at this moment, and
-    // a recorded program path is checked again: what it holds may have
-    // changed since restore. An untrusted one becomes the bare word.
-    let posture = decide(armed.observed_at, now, PostureWindow::DEFAULT);
-    let rebuilt = rebuild(agent, &armed.session_id, &armed.argv, args.shell, posture)
-        .and_then(|inv| inv.with_trusted_program(agent, &crate::restore::RealFs, args.shell));
-    match rebuilt {
-        Ok(inv) => {
-            println!("{}", inv.line);
-            sink.emit(&Event::at_take(
-                armed.agent,
-                Outcome::Resumed,
-                inv.posture_carried,
-                age,
-            ));
+    let (taken, event) = take::decide(&(&armed).into(), &request);
+    sink.emit(&event);
+    match taken {
+        take::Taken::Line(line) => {
+            println!("{}", line.line);
             Ok(ExitCode::SUCCESS)
         }
-        Err(_) => {
-            eprintln!("agent-resume: the armed line for this pane does not rebuild to itself and is dropped");
-            sink.emit(&Event::at_take(
-                armed.agent,
-                Outcome::RecordingUnreadable,
-                false,
-                age,
-            ));
+        take::Taken::Dropped(why) => {
+            match why {
+                take::Dropped::Expired(waited) => eprintln!(
+                    "agent-resume: the armed line for this pane is {} (expiry {} min) and is dropped",
+                    waited.map_or_else(|| "dated in the future".to_owned(), |m| format!("{m} min old")),
+                    request.armed_expiry_millis / 60_000
+                ),
+                take::Dropped::DoesNotRebuild => eprintln!(
+                    "agent-resume: the armed line for this pane does not rebuild to itself and is dropped"
+                ),
+                take::Dropped::PaneHasInput | take::Dropped::QueuedCommand => {}
+            }
             Ok(ExitCode::from(NOTHING))
         }
     }

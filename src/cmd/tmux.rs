@@ -489,12 +489,16 @@ pub fn restore_server(
         .iter()
         .flat_map(|s| s.windows.iter().flat_map(|w| w.panes.iter()))
         .any(|p| p.shell.is_none());
-    let default_shell = running
+    // The shell tmux starts in a recreated pane: its `default-shell`, else
+    // bash; one agent-resume cannot drive is planned as
+    // `shell_unsupported`, never as another shell.
+    let default_shell = match running
         .then(|| shell_unknown.then(|| tmux.default_shell()).flatten())
         .flatten()
-        .as_deref()
-        .and_then(shell_of)
-        .unwrap_or(Shell::Bash);
+    {
+        Some(program) => shell_of(&program),
+        None => Some(Shell::Bash),
+    };
 
     let mut fates: BTreeMap<PaneId, Fate> = BTreeMap::new();
     let mut places: HashMap<PaneId, Place> = HashMap::new();
@@ -527,10 +531,12 @@ pub fn restore_server(
             Some(l) if l.stable_id.is_some() => None,
             // Restored by someone else (tmux-resurrect): only at a prompt.
             Some(l) => {
+                // Its foreground program: a shell at its prompt, or nothing
+                // to restore into (a program runs there).
                 let shell = shell_of(&l.command)?;
                 fates.insert(p.id, Fate::AtPrompt(l.target.clone()));
                 place(&l.cwd, "in place");
-                Some(spec(Some(l.cwd.clone()), shell))
+                Some(spec(Some(l.cwd.clone()), Some(shell)))
             }
             None => {
                 // A session name or directory tmux cannot hold exactly is
@@ -549,7 +555,7 @@ pub fn restore_server(
                     fates.insert(p.id, Fate::Dead);
                     place(&p.cwd, "needs --recreate");
                 }
-                Some(spec(Some(p.cwd.clone()), p.shell.unwrap_or(default_shell)))
+                Some(spec(Some(p.cwd.clone()), p.shell.or(default_shell)))
             }
         }
     });
@@ -602,7 +608,7 @@ pub fn restore_server(
             .map(|p| p.pane),
     );
     let mut sink = FileSink::new(telemetry_file::path()?);
-    arm_and_report(&decided, &layout, now, &mut sink, Some(&tickets));
+    arm_and_report(&decided, now, &mut sink, Some(&tickets));
 
     let mut attach = None;
     if recreate {
@@ -636,12 +642,17 @@ pub fn restore_server(
         else {
             continue;
         };
-        let Some(spec) = placed.iter().find(|x| x.spec.id == p.pane) else {
+        // A resumed pane passed the plan's shell gate: its shell is known.
+        let Some(shell) = placed
+            .iter()
+            .find(|x| x.spec.id == p.pane)
+            .and_then(|x| x.spec.shell)
+        else {
             continue;
         };
         // Typed only into an empty, idle prompt; otherwise the line stays
         // armed and the pane's integration takes it at its next prompt.
-        let line = take_command(&bin, p.pane, spec.spec.shell);
+        let line = take_command(&bin, p.pane, shell);
         let why = match tmux.type_at_idle_prompt(target, &line, PROBE_PATIENCE) {
             Ok(Typed::Sent) => continue,
             Ok(Typed::Refused(why)) => why.to_string(),

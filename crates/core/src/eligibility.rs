@@ -7,8 +7,13 @@
 //! feature disabled → not a startup pass → no recording → recording
 //! unreadable → agent not verified → session id fails its shape → shared
 //! viewer → not local → recorded directory gone → directory mismatch →
-//! directory changed → session missing → already running → duplicate claim
-//! lost.
+//! directory changed → session missing → already running → pane has input
+//! → queued command → duplicate claim lost.
+//!
+//! A pane the host already knows is busy (typed-into, or with a command
+//! queued) is decided here too, so `plan`, `explain`, a restore and the
+//! library all say the same; `take` checks the same two again when the
+//! shell is ready.
 //!
 //! The claim check runs last, over the panes that passed everything else, so
 //! a pane that could not resume anyway never takes an id from one that could.
@@ -72,10 +77,13 @@ pub enum Reason {
     /// The directory at the recorded path is no longer the directory the
     /// agent ran in (replaced, or a link put in its place).
     DirectoryChanged = 16,
+    /// The pane's shell is one agent-resume cannot drive (PowerShell,
+    /// nushell, …): it comes back as that plain shell.
+    ShellUnsupported = 17,
 }
 
 impl Reason {
-    /// Every variant: the plan's gates in order, then the take-time reasons.
+    /// Every variant, in the plan's gate order.
     pub const VARIANTS: &'static [Reason] = &[
         Reason::FeatureDisabled,
         Reason::NotStartupPass,
@@ -84,15 +92,16 @@ impl Reason {
         Reason::AgentNotVerified,
         Reason::InvalidSessionId,
         Reason::SharedViewer,
+        Reason::ShellUnsupported,
         Reason::NotLocal,
         Reason::DirectoryGone,
         Reason::DirectoryMismatch,
         Reason::DirectoryChanged,
         Reason::SessionMissing,
         Reason::AlreadyRunning,
-        Reason::DuplicateClaimLost,
         Reason::PaneHasInput,
         Reason::QueuedCommand,
+        Reason::DuplicateClaimLost,
     ];
 
     /// The stable snake_case name.
@@ -105,6 +114,7 @@ impl Reason {
             Reason::AgentNotVerified => "agent_not_verified",
             Reason::InvalidSessionId => "invalid_session_id",
             Reason::SharedViewer => "shared_viewer",
+            Reason::ShellUnsupported => "shell_unsupported",
             Reason::NotLocal => "not_local",
             Reason::DirectoryGone => "directory_gone",
             Reason::DirectoryMismatch => "directory_mismatch",
@@ -127,6 +137,7 @@ impl Reason {
             Reason::AgentNotVerified => "the agent is declared but not verified for resume",
             Reason::InvalidSessionId => "the recorded session id fails the agent's id shape",
             Reason::SharedViewer => "the pane views a shared session",
+            Reason::ShellUnsupported => "the pane's shell is not one agent-resume can drive",
             Reason::NotLocal => "the host restored no local directory for the pane",
             Reason::DirectoryGone => "the recorded directory no longer exists",
             Reason::DirectoryMismatch => "the pane's directory is not the recorded one",
@@ -153,6 +164,7 @@ impl Reason {
             Reason::AgentNotVerified => "the agent is verified for resume",
             Reason::InvalidSessionId => "the session id matches the agent's id shape",
             Reason::SharedViewer => "the pane is not a shared-session viewer",
+            Reason::ShellUnsupported => "the pane's shell is bash, zsh, fish or sh",
             Reason::NotLocal => "the host restored a local directory",
             Reason::DirectoryGone => "the recorded directory exists",
             Reason::DirectoryMismatch => "the pane's directory is the recorded one",
@@ -167,9 +179,9 @@ impl Reason {
         }
     }
 
-    /// The plan's gates, in order: [`Reason::VARIANTS`] without the two
-    /// take-time reasons that close it.
-    pub const GATES: &'static [Reason] = Reason::VARIANTS.split_at(Reason::VARIANTS.len() - 2).0;
+    /// The plan's gates, in order: every reason is one (`pane_has_input`
+    /// and `queued_command` are checked again at take).
+    pub const GATES: &'static [Reason] = Reason::VARIANTS;
 
     /// Decodes a stored discriminant.
     pub fn from_code(code: u8) -> Option<Reason> {
@@ -317,6 +329,16 @@ pub struct PanePlan {
     pub gates_passed: usize,
 }
 
+/// `reason` with the number of gates passed before it (its place in
+/// [`Reason::GATES`]), for `explain`.
+fn stop(reason: Reason) -> (Reason, usize) {
+    let at = Reason::GATES.iter().position(|g| *g == reason);
+    (
+        reason,
+        at.expect("every reason is a gate, because GATES is VARIANTS"),
+    )
+}
+
 /// Gates before the claim check, for one pane with a readable recording.
 fn pre_claim(
     input: &PlanInput<'_>,
@@ -327,38 +349,47 @@ fn pre_claim(
     // Gates 1–4 (feature, pass, recording present, readable) already passed.
     let agent = Catalog::embedded().agent(rec.agent);
     if !agent.verified {
-        return Err((Reason::AgentNotVerified, 4));
+        return Err(stop(Reason::AgentNotVerified));
     }
     if !agent.id_shape.matches(&rec.session_id) {
-        return Err((Reason::InvalidSessionId, 5));
+        return Err(stop(Reason::InvalidSessionId));
     }
     if spec.shared_viewer {
-        return Err((Reason::SharedViewer, 6));
+        return Err(stop(Reason::SharedViewer));
     }
+    let Some(shell) = spec.shell else {
+        return Err(stop(Reason::ShellUnsupported));
+    };
     let Some(restored) = &spec.cwd else {
-        return Err((Reason::NotLocal, 7));
+        return Err(stop(Reason::NotLocal));
     };
     if !fs.is_dir(&rec.cwd) {
-        return Err((Reason::DirectoryGone, 8));
+        return Err(stop(Reason::DirectoryGone));
     }
     let same = match (fs.canonicalize(restored), fs.canonicalize(&rec.cwd)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     };
     if !same {
-        return Err((Reason::DirectoryMismatch, 9));
+        return Err(stop(Reason::DirectoryMismatch));
     }
     if !still_the_directory(fs, restored, rec) {
-        return Err((Reason::DirectoryChanged, 10));
+        return Err(stop(Reason::DirectoryChanged));
     }
     if let Some(sessions) = input.sessions {
         let home = rec.config_home.as_deref();
         if sessions.exists(rec.agent, &rec.session_id, home) == Some(false) {
-            return Err((Reason::SessionMissing, 11));
+            return Err(stop(Reason::SessionMissing));
         }
         if sessions.running(rec.agent, &rec.session_id) {
-            return Err((Reason::AlreadyRunning, 12));
+            return Err(stop(Reason::AlreadyRunning));
         }
+    }
+    if spec.has_input {
+        return Err(stop(Reason::PaneHasInput));
+    }
+    if spec.queued_command {
+        return Err(stop(Reason::QueuedCommand));
     }
     let posture = decide(rec.observed_at, input.now, input.window);
     build(&BuildRequest {
@@ -367,11 +398,11 @@ fn pre_claim(
         flags: &rec.flags,
         program: crate::program::trusted(agent, rec.program.as_deref(), fs),
         posture,
-        shell: spec.shell,
+        shell,
     })
     // Shapes make every word quotable; if that ever failed, the recording is
     // what is wrong.
-    .map_err(|_| (Reason::RecordingUnreadable, 3))
+    .map_err(|_| stop(Reason::RecordingUnreadable))
 }
 
 /// Whether the pane's restored directory is still the directory the agent
@@ -408,13 +439,13 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
             gates_passed: 0,
         };
         let early = if !input.enabled {
-            Some((Reason::FeatureDisabled, 0))
+            Some(stop(Reason::FeatureDisabled))
         } else if !input.layout.startup {
-            Some((Reason::NotStartupPass, 1))
+            Some(stop(Reason::NotStartupPass))
         } else {
             match stored {
-                None => Some((Reason::NoRecording, 2)),
-                Some(Stored::Unreadable) => Some((Reason::RecordingUnreadable, 3)),
+                None => Some(stop(Reason::NoRecording)),
+                Some(Stored::Unreadable) => Some(stop(Reason::RecordingUnreadable)),
                 Some(Stored::Recording(_)) => None,
             }
         };
@@ -428,7 +459,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         match pre_claim(input, &fs, spec, rec) {
             Ok(inv) => {
                 p.verdict = Verdict::Resume(inv);
-                p.gates_passed = 13;
+                p.gates_passed = stop(Reason::DuplicateClaimLost).1;
                 eligible.push((
                     out.len(),
                     Claim {
@@ -453,7 +484,7 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<PanePlan> {
         if won.get(&(c.agent, c.session_id)) != Some(&c.pane) {
             out[*i].verdict = Verdict::Skip(Reason::DuplicateClaimLost);
         } else {
-            out[*i].gates_passed = 14;
+            out[*i].gates_passed = Reason::GATES.len();
         }
     }
     out

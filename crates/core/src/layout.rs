@@ -61,8 +61,12 @@ pub struct PaneSpec {
     /// A viewer of a shared session: never resumed into.
     #[serde(default)]
     pub shared_viewer: bool,
-    /// The pane's shell.
-    pub shell: Shell,
+    /// The pane's shell: `None` for a shell agent-resume cannot drive
+    /// (PowerShell, nushell, …, any name it does not build lines for),
+    /// which the plan skips as `shell_unsupported` — the rest of the layout
+    /// is restored as usual.
+    #[serde(with = "pane_shell")]
+    pub shell: Option<Shell>,
     /// The user already typed into the pane.
     #[serde(default)]
     pub has_input: bool,
@@ -118,6 +122,22 @@ impl<'de> Deserialize<'de> for Shell {
     }
 }
 
+/// A pane's shell in a layout document: a name; one this module does not
+/// build lines for reads as `None`, never as an error.
+mod pane_shell {
+    use super::Shell;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(shell: &Option<Shell>, s: S) -> Result<S::Ok, S::Error> {
+        shell.map(Shell::as_str).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shell>, D::Error> {
+        let name = <Option<std::borrow::Cow<'de, str>>>::deserialize(d)?;
+        Ok(name.and_then(|n| n.parse().ok()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +151,14 @@ mod tests {
                          "shell": "zsh", "has_input": false, "queued_command": false}]}]}]}"#;
         let layout: Layout = serde_json::from_str(text).expect("parses");
         let (pane, placement) = layout.panes().next().expect("one pane");
-        assert_eq!(pane.shell, Shell::Zsh);
+        assert_eq!(pane.shell, Some(Shell::Zsh));
+        for other in ["pwsh", "nu", "/usr/bin/xonsh", ""] {
+            let doc = text.replace(r#""shell": "zsh""#, &format!(r#""shell": "{other}""#));
+            let l: Layout =
+                serde_json::from_str(&doc).expect("a shell it cannot drive still parses");
+            let (pane, _) = l.panes().next().expect("one pane");
+            assert_eq!(pane.shell, None, "{other}");
+        }
         assert_eq!(
             placement,
             Placement {

@@ -37,6 +37,20 @@ impl Shell {
     /// Every supported shell.
     pub const VARIANTS: &'static [Shell] = &[Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Sh];
 
+    /// The shell a program is, by its file name (a login shell's leading
+    /// `-` ignored: `-zsh`, `/usr/bin/fish`): `None` for any other program,
+    /// PowerShell and nushell included.
+    pub fn of_program(program: &str) -> Option<Shell> {
+        let base = program.rsplit('/').next().unwrap_or(program);
+        match base.trim_start_matches('-') {
+            "bash" => Some(Shell::Bash),
+            "zsh" => Some(Shell::Zsh),
+            "fish" => Some(Shell::Fish),
+            "sh" | "dash" => Some(Shell::Sh),
+            _ => None,
+        }
+    }
+
     /// The shell's name.
     pub const fn as_str(self) -> &'static str {
         match self {

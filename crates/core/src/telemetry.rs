@@ -51,6 +51,8 @@ pub enum Outcome {
     AlreadyRunning = 15,
     /// Skipped: the directory at the recorded path is another directory.
     DirectoryChanged = 16,
+    /// Skipped: the pane's shell is one agent-resume cannot drive.
+    ShellUnsupported = 17,
     /// Dropped at take: the armed line was older than the armed expiry (or
     /// dated in the future), so it was consumed and not typed.
     ArmedExpired = 101,
@@ -65,6 +67,7 @@ impl Outcome {
         Outcome::AgentNotVerified,
         Outcome::InvalidSessionId,
         Outcome::SharedViewer,
+        Outcome::ShellUnsupported,
         Outcome::NotLocal,
         Outcome::DirectoryGone,
         Outcome::DirectoryMismatch,
@@ -86,6 +89,7 @@ impl Outcome {
             Outcome::AgentNotVerified => Reason::AgentNotVerified.as_str(),
             Outcome::InvalidSessionId => Reason::InvalidSessionId.as_str(),
             Outcome::SharedViewer => Reason::SharedViewer.as_str(),
+            Outcome::ShellUnsupported => Reason::ShellUnsupported.as_str(),
             Outcome::NotLocal => Reason::NotLocal.as_str(),
             Outcome::DirectoryGone => Reason::DirectoryGone.as_str(),
             Outcome::DirectoryMismatch => Reason::DirectoryMismatch.as_str(),
@@ -117,6 +121,7 @@ impl Outcome {
             Reason::AgentNotVerified => Some(Outcome::AgentNotVerified),
             Reason::InvalidSessionId => Some(Outcome::InvalidSessionId),
             Reason::SharedViewer => Some(Outcome::SharedViewer),
+            Reason::ShellUnsupported => Some(Outcome::ShellUnsupported),
             Reason::NotLocal => Some(Outcome::NotLocal),
             Reason::DirectoryGone => Some(Outcome::DirectoryGone),
             Reason::DirectoryMismatch => Some(Outcome::DirectoryMismatch),
@@ -335,6 +340,7 @@ mod tests {
                 ("agent_not_verified", 5),
                 ("invalid_session_id", 6),
                 ("shared_viewer", 7),
+                ("shell_unsupported", 17),
                 ("not_local", 8),
                 ("directory_gone", 9),
                 ("directory_mismatch", 10),

@@ -63,6 +63,34 @@ fn identity(canonical: &str, inode: u64) -> DirIdentity {
 }
 
 #[test]
+fn a_busy_pane_is_decided_by_the_plan_and_hands_its_claim_to_the_next_pane() {
+    let mut busy = spec(1, Some("/w"));
+    busy.has_input = true;
+    let mut queued = spec(3, Some("/w"));
+    queued.queued_command = true;
+    let layout = one_window(vec![busy, spec(2, Some("/w")), queued]);
+    let fs = FakeFs::with(&["/w"]);
+    let recs: BTreeMap<_, _> = [
+        (pane(1), Stored::Recording(rec(AgentKind::Claude, ID, "/w"))),
+        (pane(2), Stored::Recording(rec(AgentKind::Claude, ID, "/w"))),
+        (
+            pane(3),
+            Stored::Recording(rec(
+                AgentKind::Claude,
+                "0f6066eb-140e-4519-ab63-b9cde0b60b57",
+                "/w",
+            )),
+        ),
+    ]
+    .into();
+    let got = run(true, &layout, &recs, &fs);
+    assert_eq!(got[0].verdict, Verdict::Skip(Reason::PaneHasInput));
+    assert!(matches!(got[1].verdict, Verdict::Resume(_)), "{got:?}");
+    assert_eq!(got[2].verdict, Verdict::Skip(Reason::QueuedCommand));
+    assert_eq!(Reason::GATES[got[0].gates_passed], Reason::PaneHasInput);
+}
+
+#[test]
 fn a_pane_resumes_only_into_the_directory_its_recording_names_by_identity() {
     let layout = one_window(vec![
         spec(1, Some("/w")),
@@ -132,7 +160,7 @@ fn spec(n: u8, cwd: Option<&str>) -> PaneSpec {
         id: pane(n),
         cwd: cwd.map(PathBuf::from),
         shared_viewer: false,
-        shell: Shell::Zsh,
+        shell: Some(Shell::Zsh),
         has_input: false,
         queued_command: false,
     }
@@ -749,12 +777,18 @@ proptest! {
 }
 
 #[test]
-fn the_gates_are_every_reason_but_the_take_time_ones_in_gate_order() {
+fn every_reason_is_a_gate_of_the_plan_busy_panes_just_before_the_claim() {
     assert_eq!(Reason::GATES.first(), Some(&Reason::FeatureDisabled));
-    assert_eq!(Reason::GATES.last(), Some(&Reason::DuplicateClaimLost));
+    assert_eq!(
+        Reason::GATES[Reason::GATES.len() - 3..],
+        [
+            Reason::PaneHasInput,
+            Reason::QueuedCommand,
+            Reason::DuplicateClaimLost
+        ]
+    );
     for r in Reason::VARIANTS {
-        let take_time = matches!(r, Reason::PaneHasInput | Reason::QueuedCommand);
-        assert_eq!(Reason::GATES.contains(r), !take_time, "{r:?}");
+        assert!(Reason::GATES.contains(r), "{r:?}");
     }
 }
 

@@ -150,6 +150,10 @@ pub enum Problem {
     BadName = 6,
     /// An id that fails the agent's id shape.
     BadId = 7,
+    /// The store or file needs a reader this build was compiled without
+    /// (cargo feature `sqlite` for OpenCode's database, `zstd` for a
+    /// compressed Codex rollout): it is there, and not listed.
+    NotBuilt = 8,
 }
 
 impl Problem {
@@ -162,6 +166,7 @@ impl Problem {
         Problem::Garbage,
         Problem::BadName,
         Problem::BadId,
+        Problem::NotBuilt,
     ];
 
     /// The stable snake_case name.
@@ -174,6 +179,7 @@ impl Problem {
             Problem::Garbage => "garbage",
             Problem::BadName => "bad_name",
             Problem::BadId => "bad_id",
+            Problem::NotBuilt => "not_built",
         }
     }
 }

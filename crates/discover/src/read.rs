@@ -8,13 +8,24 @@
 //! at most [`MAX_RECORD`] bytes, and stops at [`MAX_SESSION_FILE`]. A
 //! file that is not a regular file (a FIFO, a device) is refused without
 //! blocking ([`crate::file`]).
+//!
+//! The zstd decoder is libzstd, a C build, behind the default cargo
+//! feature `zstd` ([`ZSTD_READER`]); a build without it refuses a
+//! compressed file. (The pure-Rust decoder `ruzstd` holds back a window's
+//! worth of output, up to the whole window, before handing out a byte, so
+//! it cannot read a prefix within [`ZSTD_INPUT_FACTOR`].)
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
+#[cfg(feature = "zstd")]
+use std::cell::RefCell;
 use std::fs::{File, Metadata};
-use std::io::{self, BufReader, Read};
+#[cfg(feature = "zstd")]
+use std::io::BufReader;
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::SystemTime;
 
+#[cfg(feature = "zstd")]
 use zstd::zstd_safe::{DCtx, DParameter};
 
 /// How much of each session file is read.
@@ -44,7 +55,11 @@ pub const MAX_RECORD: usize = 4 << 20;
 
 /// The largest zstd window accepted (16 MiB), so a hostile frame header
 /// cannot make the decoder allocate more.
+#[cfg(feature = "zstd")]
 const ZSTD_WINDOW_LOG_MAX: u32 = 24;
+
+/// Whether this build reads zstd-compressed files (cargo feature `zstd`).
+pub const ZSTD_READER: bool = cfg!(feature = "zstd");
 
 /// One record of a session file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,6 +185,7 @@ thread_local! {
     static CHUNK: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     /// One zstd decompression context per thread, reused across files
     /// (creating one per file costs more than reading a prefix).
+    #[cfg(feature = "zstd")]
     static DCTX: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
 }
 
@@ -214,6 +230,12 @@ pub fn records_of_open(
     depth: Depth,
     f: &mut dyn FnMut(Rec<'_>),
 ) -> io::Result<ReadStats> {
+    if zstd && !ZSTD_READER {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "built without the zstd reader",
+        ));
+    }
     let (disk_limit, out_limit) = match depth {
         Depth::Prefix(n) => {
             let n = n as u64;
@@ -247,6 +269,7 @@ pub fn records_of_open(
     let mut hit_bound = false;
     let mut failed = None;
     if zstd {
+        #[cfg(feature = "zstd")]
         DCTX.with_borrow_mut(|slot| {
             let ctx = slot.get_or_insert_with(|| {
                 let mut c = DCtx::create();

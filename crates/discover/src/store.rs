@@ -26,7 +26,7 @@ use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
 use crate::file::{Dir, Kind};
 use crate::parse::Acc;
-use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec};
+use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec, ZSTD_READER};
 use crate::{Note, Problem, SessionInfo};
 
 /// One place a session may be: a file, or a session directory.
@@ -419,6 +419,9 @@ pub fn read(
     c: &mut Candidate,
     depth: Depth,
 ) -> Result<(SessionInfo, ReadStats), Problem> {
+    if !ZSTD_READER && is_zstd(&c.path) {
+        return Err(Problem::NotBuilt);
+    }
     let (records, side) = match agent {
         AgentKind::Grok => (
             Cow::Owned(c.path.join("chat_history.jsonl")),

@@ -146,14 +146,7 @@ impl Inherited {
 
 /// The shell a program path names (`/usr/bin/zsh`, `-zsh`).
 pub fn shell_of(program: &str) -> Option<Shell> {
-    let base = program.rsplit('/').next().unwrap_or(program);
-    match base.trim_start_matches('-') {
-        "bash" => Some(Shell::Bash),
-        "zsh" => Some(Shell::Zsh),
-        "fish" => Some(Shell::Fish),
-        "sh" | "dash" => Some(Shell::Sh),
-        _ => None,
-    }
+    Shell::of_program(program)
 }
 
 /// Builds a snapshot from a listing. `previous` is this instance's last
@@ -265,8 +258,9 @@ pub fn restorable_cwd(w: &WindowSnap) -> Option<PathBuf> {
 }
 
 /// Maps a snapshot onto the restore layout; a window of unknown shell is
-/// planned as `default_shell`.
-pub fn to_layout(snap: &Snapshot, default_shell: Shell) -> Layout {
+/// planned as `default_shell` (the one kitty starts), and a shell
+/// agent-resume cannot drive is `None` (`shell_unsupported`).
+pub fn to_layout(snap: &Snapshot, default_shell: Option<Shell>) -> Layout {
     let windows = snap
         .os_windows
         .iter()
@@ -286,7 +280,7 @@ pub fn to_layout(snap: &Snapshot, default_shell: Shell) -> Layout {
                             id: w.id,
                             cwd: restorable_cwd(w),
                             shared_viewer: false,
-                            shell: w.shell.unwrap_or(default_shell),
+                            shell: w.shell.or(default_shell),
                             has_input: false,
                             queued_command: false,
                         })
@@ -494,7 +488,7 @@ mod tests {
             1,
         );
         let snap = snapshot(&listing, None, Inherited::Nothing, || id(9));
-        let layout = to_layout(&snap, Shell::Bash);
+        let layout = to_layout(&snap, Some(Shell::Bash));
         assert_eq!(layout.windows.len(), 2);
         assert!(!layout.windows[0].landing && layout.windows[1].landing);
         assert_eq!(layout.windows[1].tabs[0].focused_pane, Some(id(2)));
@@ -510,7 +504,7 @@ mod tests {
         w.cwd = "/tmp/$HOME".into();
         let layout = to_layout(
             &snapshot(&ls(vec![vec![w]], 0), None, Inherited::Nothing, || id(9)),
-            Shell::Bash,
+            Some(Shell::Bash),
         );
         assert_eq!(layout.windows[0].tabs[0].panes[0].cwd, None);
     }

@@ -22,9 +22,9 @@ pub struct Armed {
     pub agent: AgentKind,
     /// The session it resumes.
     pub session_id: String,
-    /// The quoted shell line.
-    pub line: String,
-    /// The words the line parses to.
+    /// The words of the resume invocation. Untrusted when read back: a
+    /// take rebuilds and re-validates them (`agent_resume_engine::take`);
+    /// no quoted line is stored, so none can be handed back.
     pub argv: Vec<String>,
     /// When it was armed.
     pub armed_at: UnixMillis,
@@ -45,7 +45,7 @@ pub struct Ticket<'a> {
 }
 
 impl Store {
-    /// Arms `line` (parsing to `argv`) for `pane`, replacing the pane's
+    /// Arms the invocation `argv` for `pane`, replacing the pane's
     /// previous arm and any other pane's arm of the same session id.
     pub fn arm(&self, armed: &Armed) -> Result<(), WriteError> {
         self.arm_with(armed, None)
@@ -57,22 +57,23 @@ impl Store {
     pub fn arm_with(&self, armed: &Armed, ticket: Option<Ticket<'_>>) -> Result<(), WriteError> {
         self.writable()?;
         let argv = serde_json::to_string(&armed.argv).unwrap_or_else(|_| "[]".into());
-        self.conn.execute(
-            "INSERT OR REPLACE INTO armed \
-             (pane, agent, session_id, line, argv, armed_at, observed_at, take_key, take_server) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                armed.pane.to_string(),
-                armed.agent.code(),
-                armed.session_id,
-                armed.line,
-                argv,
-                armed.armed_at.0,
-                armed.observed_at.0,
-                ticket.map(|t| t.key.to_string()),
-                ticket.map(|t| t.server),
-            ],
-        )?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO armed \
+             (pane, agent, session_id, argv, armed_at, observed_at, take_key, take_server) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    armed.pane.to_string(),
+                    armed.agent.code(),
+                    armed.session_id,
+                    argv,
+                    armed.armed_at.0,
+                    armed.observed_at.0,
+                    ticket.map(|t| t.key.to_string()),
+                    ticket.map(|t| t.server),
+                ],
+            )
+            .map_err(WriteError::sqlite)?;
         Ok(())
     }
 
@@ -113,7 +114,7 @@ impl Store {
             .query_row(
                 &format!(
                     "DELETE FROM armed WHERE {condition} \
-                     RETURNING pane, agent, session_id, line, argv, armed_at, observed_at"
+                     RETURNING pane, agent, session_id, argv, armed_at, observed_at"
                 ),
                 values,
                 |r| {
@@ -122,14 +123,14 @@ impl Store {
                         r.get::<_, i64>(1).ok(),
                         r.get::<_, String>(2).ok(),
                         r.get::<_, String>(3).ok(),
-                        r.get::<_, String>(4).ok(),
+                        r.get::<_, i64>(4).ok(),
                         r.get::<_, i64>(5).ok(),
-                        r.get::<_, i64>(6).ok(),
                     ))
                 },
             )
-            .optional()?;
-        let Some((pane, agent, session_id, line, argv, armed_at, observed_at)) = row else {
+            .optional()
+            .map_err(TakeError::sqlite)?;
+        let Some((pane, agent, session_id, argv, armed_at, observed_at)) = row else {
             return Ok(None);
         };
         let pane = pane.and_then(|p| p.parse::<PaneId>().ok());
@@ -137,24 +138,17 @@ impl Store {
             .and_then(|c| u16::try_from(c).ok())
             .and_then(AgentKind::from_code);
         let argv = argv.and_then(|a| serde_json::from_str::<Vec<String>>(&a).ok());
-        match (pane, agent, session_id, line, argv, armed_at, observed_at) {
-            (
-                Some(pane),
-                Some(agent),
-                Some(session_id),
-                Some(line),
-                Some(argv),
-                Some(at),
-                Some(observed),
-            ) => Ok(Some(Armed {
-                pane,
-                agent,
-                session_id,
-                line,
-                argv,
-                armed_at: UnixMillis(at),
-                observed_at: UnixMillis(observed),
-            })),
+        match (pane, agent, session_id, argv, armed_at, observed_at) {
+            (Some(pane), Some(agent), Some(session_id), Some(argv), Some(at), Some(observed)) => {
+                Ok(Some(Armed {
+                    pane,
+                    agent,
+                    session_id,
+                    argv,
+                    armed_at: UnixMillis(at),
+                    observed_at: UnixMillis(observed),
+                }))
+            }
             _ => Err(TakeError::Unreadable),
         }
     }
@@ -164,7 +158,8 @@ impl Store {
         self.writable()?;
         let n = self
             .conn
-            .execute("DELETE FROM armed WHERE pane = ?1", [pane.to_string()])?;
+            .execute("DELETE FROM armed WHERE pane = ?1", [pane.to_string()])
+            .map_err(WriteError::sqlite)?;
         Ok(n > 0)
     }
 }
@@ -178,7 +173,6 @@ mod tests {
             pane: PaneId::from_bytes([pane; 16]),
             agent: AgentKind::Claude,
             session_id: id.into(),
-            line: format!(" AGENT_RESUME_LINE=1 'claude' '--resume' '{id}'"),
             argv: vec!["claude".into(), "--resume".into(), id.into()],
             armed_at: UnixMillis(7),
             observed_at: UnixMillis(5),

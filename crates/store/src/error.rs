@@ -58,7 +58,7 @@ impl Fault {
     }
 
     /// Classifies an SQLite error.
-    pub fn of(err: &rusqlite::Error) -> Fault {
+    pub(crate) fn of(err: &rusqlite::Error) -> Fault {
         use rusqlite::ErrorCode as C;
         match err {
             rusqlite::Error::SqliteFailure(e, _) => match e.code {
@@ -97,6 +97,36 @@ impl Fault {
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.describe())
+    }
+}
+
+/// An error SQLite reported. Opaque, so the SQLite binding is no part of
+/// this crate's API: [`Fault`] says what kind of failure it is, `Display`
+/// gives SQLite's own message, and [`std::error::Error::source`] goes on to
+/// what SQLite's error wraps.
+#[derive(Debug)]
+pub struct SqliteError(rusqlite::Error);
+
+impl SqliteError {
+    pub(crate) fn new(err: rusqlite::Error) -> Self {
+        SqliteError(err)
+    }
+
+    /// What kind of failure.
+    pub fn fault(&self) -> Fault {
+        Fault::of(&self.0)
+    }
+}
+
+impl fmt::Display for SqliteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for SqliteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
     }
 }
 
@@ -150,7 +180,7 @@ pub enum OpenError {
         fault: Fault,
         /// The SQLite error.
         #[source]
-        source: rusqlite::Error,
+        source: SqliteError,
     },
     /// A migration failed; the database is left at its previous version.
     #[error("migration to schema version {version} failed: {fault}")]
@@ -161,7 +191,7 @@ pub enum OpenError {
         fault: Fault,
         /// The SQLite error.
         #[source]
-        source: rusqlite::Error,
+        source: SqliteError,
     },
 }
 
@@ -177,7 +207,7 @@ impl OpenError {
     pub(crate) fn sqlite(source: rusqlite::Error) -> Self {
         OpenError::Sqlite {
             fault: Fault::of(&source),
-            source,
+            source: SqliteError(source),
         }
     }
 }
@@ -191,14 +221,14 @@ pub struct LoadError {
     pub fault: Fault,
     /// The SQLite error.
     #[source]
-    pub source: rusqlite::Error,
+    pub source: SqliteError,
 }
 
-impl From<rusqlite::Error> for LoadError {
-    fn from(source: rusqlite::Error) -> Self {
+impl LoadError {
+    pub(crate) fn sqlite(source: rusqlite::Error) -> Self {
         LoadError {
             fault: Fault::of(&source),
-            source,
+            source: SqliteError(source),
         }
     }
 }
@@ -217,7 +247,7 @@ pub enum WriteError {
         fault: Fault,
         /// The SQLite error.
         #[source]
-        source: rusqlite::Error,
+        source: SqliteError,
     },
 }
 
@@ -231,11 +261,11 @@ impl WriteError {
     }
 }
 
-impl From<rusqlite::Error> for WriteError {
-    fn from(source: rusqlite::Error) -> Self {
+impl WriteError {
+    pub(crate) fn sqlite(source: rusqlite::Error) -> Self {
         WriteError::Sqlite {
             fault: Fault::of(&source),
-            source,
+            source: SqliteError(source),
         }
     }
 }
@@ -261,15 +291,15 @@ pub enum TakeError {
         fault: Fault,
         /// The SQLite error.
         #[source]
-        source: rusqlite::Error,
+        source: SqliteError,
     },
 }
 
-impl From<rusqlite::Error> for TakeError {
-    fn from(source: rusqlite::Error) -> Self {
+impl TakeError {
+    pub(crate) fn sqlite(source: rusqlite::Error) -> Self {
         TakeError::Sqlite {
             fault: Fault::of(&source),
-            source,
+            source: SqliteError(source),
         }
     }
 }

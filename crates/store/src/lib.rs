@@ -69,7 +69,7 @@ mod row;
 mod writer;
 
 pub use arm::{Armed, Ticket};
-pub use error::{Fault, LoadError, OpenError, ReadOnly, TakeError, WriteError};
+pub use error::{Fault, LoadError, OpenError, ReadOnly, SqliteError, TakeError, WriteError};
 pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup, Warning};
 pub use lock::LockError;
 pub use noted::Noted;

@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_resume_core::{PaneId, Stored};
 use rusqlite::TransactionBehavior;
@@ -125,7 +124,7 @@ impl Store {
     pub fn load(&self) -> Result<Loaded, LoadError> {
         let mut out = Loaded::default();
         if self.schema_version() > 0 {
-            self.load_rows(&mut out)?;
+            self.load_rows(&mut out).map_err(LoadError::sqlite)?;
         }
         match self.read_only() {
             Some(r @ (ReadOnly::FutureSchema { .. } | ReadOnly::Denied)) => {
@@ -136,7 +135,7 @@ impl Store {
         Ok(out)
     }
 
-    fn load_rows(&self, out: &mut Loaded) -> Result<(), LoadError> {
+    fn load_rows(&self, out: &mut Loaded) -> rusqlite::Result<()> {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("SELECT {} FROM agent_sessions", row::COLUMNS))?;
@@ -176,6 +175,11 @@ impl Store {
     /// returns how many recordings went.
     pub fn sweep(&mut self, keep: &HashSet<PaneId>) -> Result<usize, WriteError> {
         self.writable()?;
+        self.sweep_rows(keep).map_err(WriteError::sqlite)
+    }
+
+    /// [`Store::sweep`] on a store known to be writable.
+    fn sweep_rows(&mut self, keep: &HashSet<PaneId>) -> rusqlite::Result<usize> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -228,9 +232,10 @@ impl Store {
             return Ok(Counts::default());
         }
         let count = |table: &str| -> Result<u64, LoadError> {
-            let n: i64 =
-                self.conn
-                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+            let n: i64 = self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .map_err(LoadError::sqlite)?;
             Ok(u64::try_from(n).unwrap_or(0))
         };
         Ok(Counts {
@@ -268,15 +273,18 @@ pub struct Startup {
     pub store: Option<Store>,
     /// The recordings (empty on any failure, with warnings).
     pub loaded: Loaded,
+    /// Whether the sweep ran and succeeded: only on a trusted, writable
+    /// store, and never when it failed (a warning then says why).
+    pub swept: bool,
 }
-
-static SWEPT: AtomicBool = AtomicBool::new(false);
 
 /// The start-up pass of a restoring process, before any pane exists: open
 /// the existing database, load recordings (as [`Store::load_or_empty`]),
 /// then drop rows of panes the layout does not restore (`keep`). The sweep
-/// runs at most once per process and only on a trusted, writable store;
-/// its failure is a warning. Never fails.
+/// runs on every call, only on a trusted, writable store, and
+/// [`Startup::swept`] says whether it did; its failure is a warning. No
+/// state outlives the call: a host that restores twice sweeps twice. Never
+/// fails.
 pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> Startup {
     let mut store = match options.open_existing(path) {
         Ok(Some(s)) => s,
@@ -284,23 +292,28 @@ pub fn startup(path: &Path, options: &OpenOptions, keep: &HashSet<PaneId>) -> St
             return Startup {
                 store: None,
                 loaded: Loaded::default(),
+                swept: false,
             }
         }
         Err(e) => {
             return Startup {
                 store: None,
                 loaded: Loaded::empty(Warning::OpenFailed(e.fault())),
+                swept: false,
             }
         }
     };
     let mut loaded = store.load_or_empty();
-    if store.trusted() && store.read_only().is_none() && !SWEPT.swap(true, Ordering::SeqCst) {
-        if let Err(e) = store.sweep(keep) {
-            loaded.warnings.push(Warning::SweepFailed(e.fault()));
+    let mut swept = false;
+    if store.trusted() && store.read_only().is_none() {
+        match store.sweep(keep) {
+            Ok(_) => swept = true,
+            Err(e) => loaded.warnings.push(Warning::SweepFailed(e.fault())),
         }
     }
     Startup {
         store: Some(store),
         loaded,
+        swept,
     }
 }

@@ -5,7 +5,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::{Fault, OpenError};
+use crate::error::{Fault, OpenError, SqliteError};
 
 /// One embedded migration.
 #[derive(Clone, Copy, Debug)]
@@ -66,13 +66,23 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_add_recording_directory_identity.sql",
         sql: include_str!("../../../migrations/0009_add_recording_directory_identity.sql"),
     },
+    Migration {
+        version: 10,
+        name: "0010_drop_armed_line.sql",
+        sql: include_str!("../../../migrations/0010_drop_armed_line.sql"),
+    },
 ];
 
 /// The schema version this build writes.
 pub const LATEST: u32 = MIGRATIONS.len() as u32;
 
 /// The database's `user_version`.
-pub fn version(conn: &Connection) -> rusqlite::Result<u32> {
+pub fn version(conn: &Connection) -> Result<u32, SqliteError> {
+    user_version(conn).map_err(SqliteError::new)
+}
+
+/// [`version`] with SQLite's own error, for this crate's callers.
+pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<u32> {
     let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     // A negative or huge value is someone else's file: treat it as "future".
     Ok(u32::try_from(v).unwrap_or(u32::MAX))
@@ -89,13 +99,13 @@ pub fn migrate(conn: &mut Connection) -> Result<u32, OpenError> {
 /// [`migrate`], stopping at `target` (fixtures of older versions are made
 /// with it).
 pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> {
-    if version(conn).map_err(OpenError::sqlite)? >= target {
-        return version(conn).map_err(OpenError::sqlite);
+    if user_version(conn).map_err(OpenError::sqlite)? >= target {
+        return user_version(conn).map_err(OpenError::sqlite);
     }
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(OpenError::sqlite)?;
-    let current = version(&tx).map_err(OpenError::sqlite)?;
+    let current = user_version(&tx).map_err(OpenError::sqlite)?;
     if current >= target {
         return Ok(current);
     }
@@ -106,7 +116,7 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> 
         let fail = |source: rusqlite::Error| OpenError::Migration {
             version: m.version,
             fault: Fault::of(&source),
-            source,
+            source: SqliteError::new(source),
         };
         tx.execute_batch(m.sql).map_err(fail)?;
         tx.pragma_update(None, "user_version", m.version)
@@ -118,13 +128,17 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> 
 
 /// The schema as text: `user_version` and every table and index statement,
 /// in a stable order. `docs/schema.sql` is this text for [`LATEST`].
-pub fn schema_text(conn: &Connection) -> rusqlite::Result<String> {
+pub fn schema_text(conn: &Connection) -> Result<String, SqliteError> {
+    schema_statements(conn).map_err(SqliteError::new)
+}
+
+fn schema_statements(conn: &Connection) -> rusqlite::Result<String> {
     let mut out = String::from(
         "-- The schema of the agent-resume recordings database, as every migration in\n\
          -- migrations/ leaves it. Generated and checked by a test of agent-resume-store\n\
          -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.\n\n",
     );
-    out.push_str(&format!("PRAGMA user_version = {};\n", version(conn)?));
+    out.push_str(&format!("PRAGMA user_version = {};\n", user_version(conn)?));
     let mut stmt = conn.prepare(
         "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' \
          ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name",

@@ -32,10 +32,10 @@ impl Store {
             "SELECT {} FROM agent_sessions WHERE pane = ?1",
             row::COLUMNS
         );
-        Ok(self
-            .conn
+        self.conn
             .query_row(&sql, [pane.to_string()], row::decode)
-            .optional()?)
+            .optional()
+            .map_err(LoadError::sqlite)
     }
 
     /// Notes, for `pane`, the program word and allowlisted flags of the agent
@@ -56,7 +56,7 @@ impl Store {
         self.conn.execute(
             "INSERT OR REPLACE INTO noted (pane, agent, argv, noted_at, headless, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             rusqlite::params![pane.to_string(), agent.code(), argv, at.0, headless, pid],
-        )?;
+        ).map_err(WriteError::sqlite)?;
         Ok(())
     }
 
@@ -103,7 +103,7 @@ impl Store {
             "INSERT INTO report_seq (pane, seq) VALUES (?1, ?2) \
              ON CONFLICT (pane) DO UPDATE SET seq = excluded.seq WHERE excluded.seq > report_seq.seq",
             rusqlite::params![pane.to_string(), seq],
-        )?;
+        ).map_err(WriteError::sqlite)?;
         Ok(n == 1)
     }
 }
@@ -118,10 +118,12 @@ impl Store {
         at: UnixMillis,
     ) -> Result<(), WriteError> {
         self.writable()?;
-        self.conn.execute(
-            "INSERT OR REPLACE INTO host_layouts (host, layout, saved_at) VALUES (?1, ?2, ?3)",
-            rusqlite::params![host, layout, at.0],
-        )?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO host_layouts (host, layout, saved_at) VALUES (?1, ?2, ?3)",
+                rusqlite::params![host, layout, at.0],
+            )
+            .map_err(WriteError::sqlite)?;
         Ok(())
     }
 

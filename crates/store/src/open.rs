@@ -13,7 +13,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::error::{Fault, OpenError, ReadOnly};
+use crate::error::{Fault, OpenError, ReadOnly, SqliteError};
 use crate::migrate::{self, LATEST};
 
 /// How to open a store.
@@ -280,7 +280,7 @@ impl OpenOptions {
         let distrust = examine(path);
         if let Some(why) = distrust {
             let conn = self.open_immutable(path)?;
-            let found = migrate::version(&conn).map_err(OpenError::sqlite)?;
+            let found = migrate::user_version(&conn).map_err(OpenError::sqlite)?;
             conn.pragma_update(None, "query_only", true)
                 .map_err(OpenError::sqlite)?;
             return Ok(Store {
@@ -308,7 +308,7 @@ impl OpenOptions {
         };
         let found = match read {
             Some(found) => found,
-            None => migrate::version(&conn).map_err(OpenError::sqlite)?,
+            None => migrate::user_version(&conn).map_err(OpenError::sqlite)?,
         };
         let read_only = if found > LATEST {
             Some(ReadOnly::FutureSchema { found })
@@ -366,10 +366,10 @@ impl OpenOptions {
         {
             return Err(OpenError::Sqlite {
                 fault: Fault::ReadOnly,
-                source: rusqlite::Error::SqliteFailure(
+                source: SqliteError::new(rusqlite::Error::SqliteFailure(
                     rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
                     None,
-                ),
+                )),
             });
         }
         let mode: String = conn
@@ -411,7 +411,7 @@ impl OpenOptions {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let first = Connection::open_with_flags(path, flags).and_then(|c| {
             c.busy_timeout(self.busy_timeout)?;
-            let found = migrate::version(&c)?;
+            let found = migrate::user_version(&c)?;
             Ok((c, found))
         });
         match first {
@@ -420,7 +420,7 @@ impl OpenOptions {
                 let uri = immutable_uri(path);
                 let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
                     .map_err(OpenError::sqlite)?;
-                let found = migrate::version(&c).map_err(OpenError::sqlite)?;
+                let found = migrate::user_version(&c).map_err(OpenError::sqlite)?;
                 Ok((c, found))
             }
             Err(e) => Err(OpenError::sqlite(e)),
@@ -432,10 +432,10 @@ impl OpenOptions {
 fn read_only_error(why: &str) -> OpenError {
     OpenError::Sqlite {
         fault: Fault::ReadOnly,
-        source: rusqlite::Error::SqliteFailure(
+        source: SqliteError::new(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
             Some(why.to_owned()),
-        ),
+        )),
     }
 }
 

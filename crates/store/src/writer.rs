@@ -265,6 +265,11 @@ impl Store {
     /// SQL guards of the module docs; returns how many changed a row.
     pub fn apply(&mut self, sets: &[Set]) -> Result<usize, WriteError> {
         self.writable()?;
+        self.apply_sets(sets).map_err(WriteError::sqlite)
+    }
+
+    /// [`Store::apply`] on a store known to be writable.
+    fn apply_sets(&mut self, sets: &[Set]) -> rusqlite::Result<usize> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -21,7 +21,6 @@ fn armed(p: PaneId) -> Armed {
         pane: p,
         agent: AgentKind::Claude,
         session_id: session(1),
-        line: " AGENT_RESUME_LINE=1 'claude' '--resume' 'x'".into(),
         argv: vec!["claude".into(), "--resume".into(), session(1)],
         armed_at: UnixMillis(1),
         observed_at: UnixMillis(1),

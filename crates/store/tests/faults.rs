@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use agent_resume_core::UnixMillis;
 use agent_resume_store::{
-    load_or_empty, migrate::LATEST, startup, Fault, OpenOptions, ReadOnly, RowState, Set, Store,
-    Warning, Writer,
+    load_or_empty, migrate::LATEST, startup, Fault, OpenOptions, ReadOnly, RowState, Set,
+    SqliteError, Store, Warning, Writer,
 };
 use common::*;
 use roles::{check_read_only, churn_rec};
@@ -151,6 +151,25 @@ fn corrupt_header_degrades_to_no_recordings() {
     let err = Store::open(&path).expect_err("capture reports it");
     assert_eq!(err.fault(), Fault::NotADatabase);
     assert!(path.is_file(), "the file is left for inspection");
+}
+
+#[test]
+fn an_sqlite_failure_is_the_opaque_source_of_its_error_with_sqlites_own_message() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    fs::create_dir_all(path.parent().expect("a parent")).expect("creates");
+    fs::write(&path, [b'j'; 4096]).expect("writes junk");
+    let err = Store::open(&path).expect_err("not a database");
+    assert_eq!(
+        err.to_string(),
+        "cannot open the database: file is not a database"
+    );
+    let source = std::error::Error::source(&err).expect("SQLite's error is the source");
+    let sqlite = source
+        .downcast_ref::<SqliteError>()
+        .expect("behind the crate's own opaque type");
+    assert_eq!(sqlite.fault(), Fault::NotADatabase);
+    assert_eq!(sqlite.to_string(), "file is not a database");
 }
 
 #[test]

@@ -77,8 +77,8 @@ fn make_fixture(path: &Path, v: u32) {
     let mut conn = Connection::open(path).expect("creates");
     migrate::migrate_to(&mut conn, v).expect("migrates to v");
     conn.execute_batch(&format!(
-        "INSERT INTO agent_sessions VALUES ('{}', 1, '{}', '[{{\"name\":\"--model\",\"value\":\"opus\"}}]', NULL, CAST('/home/me/project' AS BLOB), 1700000000000, NULL);
-         INSERT INTO agent_sessions VALUES ('{}', 1, '{}', '[]', '/usr/local/bin/claude', X'2F746D702FFF', 1700000000001, X'2F686F6D652F6D652F2E636C61756465');
+        "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES ('{}', 1, '{}', '[{{\"name\":\"--model\",\"value\":\"opus\"}}]', NULL, CAST('/home/me/project' AS BLOB), 1700000000000, NULL);
+         INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES ('{}', 1, '{}', '[]', '/usr/local/bin/claude', X'2F746D702FFF', 1700000000001, X'2F686F6D652F6D652F2E636C61756465');
          INSERT INTO agent_session_clears VALUES ('{}', 1700000000002);",
         pane(1),
         session(1),

@@ -1,6 +1,5 @@
 //! The start-up pass: load, then sweep rows of panes the layout does not
-//! restore, once per process. Alone in its test binary because "once per
-//! process" is process-wide state.
+//! restore, saying whether it swept; no state outlives a call.
 
 mod common;
 
@@ -11,7 +10,7 @@ use agent_resume_store::{startup, Armed, OpenOptions, Set, Store, Writer};
 use common::*;
 
 #[test]
-fn startup_sweeps_panes_the_layout_does_not_restore_once_per_process() {
+fn startup_sweeps_panes_the_layout_does_not_restore_and_says_so_on_every_call() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = db(tmp.path());
     let mut w = Writer::new(Store::open(&path).expect("opens"));
@@ -26,7 +25,6 @@ fn startup_sweeps_panes_the_layout_does_not_restore_once_per_process() {
                 pane: pane(p),
                 agent: AgentKind::Claude,
                 session_id: session(u64::from(p)),
-                line: "x".into(),
                 argv: vec![],
                 armed_at: UnixMillis(1),
                 observed_at: UnixMillis(1),
@@ -37,6 +35,7 @@ fn startup_sweeps_panes_the_layout_does_not_restore_once_per_process() {
 
     let keep: HashSet<_> = [pane(0), pane(2)].into();
     let s = startup(&path, &OpenOptions::default(), &keep);
+    assert!(s.swept);
     // The load happens before the sweep and sees every row …
     assert_eq!(s.loaded.rows.len(), 4);
     assert!(s.loaded.warnings.is_empty(), "{:?}", s.loaded.warnings);
@@ -56,11 +55,28 @@ fn startup_sweeps_panes_the_layout_does_not_restore_once_per_process() {
     );
     drop(store);
 
-    // A second start-up pass in the same process does not sweep again.
-    let s = startup(&path, &OpenOptions::default(), &HashSet::new());
+    // A second pass in the same process sweeps again, by its own `keep`:
+    // no hidden process-wide flag silently skips it.
+    let keep: HashSet<_> = [pane(0)].into();
+    let s = startup(&path, &OpenOptions::default(), &keep);
+    assert!(s.swept);
     assert_eq!(s.loaded.rows.len(), 2);
     assert_eq!(
         s.store.expect("open").counts().expect("counts").recordings,
-        2
+        1
     );
+}
+
+#[test]
+fn startup_on_a_read_only_store_says_it_did_not_sweep() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = db(tmp.path());
+    let mut w = Writer::new(Store::open(&path).expect("opens"));
+    w.send(Set::save(pane(0), rec(0, 1)));
+    w.flush().expect("flushes");
+    drop(w);
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .expect("chmod");
+    let s = startup(&path, &OpenOptions::default(), &HashSet::new());
+    assert!(!s.swept, "an untrusted store is never swept");
 }

@@ -166,20 +166,9 @@ fn first_process_shell(pid: u32) -> Option<Shell> {
     shell_of(comm.trim())
 }
 
-/// The shell a command name is, if it is one.
+/// The shell a command name is, if it is one ([`Shell::of_program`]).
 pub fn shell_of(command: &str) -> Option<Shell> {
-    let base = command
-        .rsplit('/')
-        .next()
-        .unwrap_or(command)
-        .trim_start_matches('-');
-    match base {
-        "bash" => Some(Shell::Bash),
-        "zsh" => Some(Shell::Zsh),
-        "fish" => Some(Shell::Fish),
-        "sh" | "dash" => Some(Shell::Sh),
-        _ => None,
-    }
+    Shell::of_program(command)
 }
 
 /// Whether a foreground command is a shell at its prompt.
@@ -355,7 +344,7 @@ mod tests {
                 id: p.id,
                 cwd: Some(p.cwd.clone()),
                 shared_viewer: false,
-                shell: Shell::Zsh,
+                shell: Some(Shell::Zsh),
                 has_input: false,
                 queued_command: false,
             })
@@ -376,7 +365,7 @@ mod tests {
                 id: p.id,
                 cwd: None,
                 shared_viewer: false,
-                shell: Shell::Bash,
+                shell: Some(Shell::Bash),
                 has_input: false,
                 queued_command: false,
             })

@@ -1,11 +1,6 @@
-//! A small harness for the integration tests: the shared case files, temp
-//! dirs removed on drop, fake agent executables, and one way to run a batch
-//! of built lines through a real shell and read back the argv each line
-//! delivered.
-//!
-//! This is the only test module that spawns processes.
-
-#![allow(dead_code)] // Each test binary uses a different part.
+//! The shared case files, fake agent executables, and one way to run a
+//! batch of built lines through a real shell and read back the argv each
+//! line delivered.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,17 +8,19 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use agent_resume_core::{quote, AgentKind, Shell};
 use serde::Deserialize;
+use tempfile::TempDir;
+
+use crate::tool::require;
 
 /// The shared case corpus, `tests/cases/invocation.json`.
-pub const CORPUS_JSON: &str = include_str!("../cases/invocation.json");
+pub const CORPUS_JSON: &str = include_str!("../../../tests/cases/invocation.json");
 
 /// The labelled hostile values, `tests/cases/hostile_words.json`.
-pub const HOSTILE_JSON: &str = include_str!("../cases/hostile_words.json");
+pub const HOSTILE_JSON: &str = include_str!("../../../tests/cases/hostile_words.json");
 
 /// One case of the corpus.
 #[derive(Debug, Deserialize)]
@@ -111,59 +108,13 @@ pub fn hostile_words() -> Vec<HostileWord> {
         .expect("tests/cases/hostile_words.json parses as the word schema")
 }
 
-/// A directory under the system temp dir, removed with everything in it
-/// when dropped.
-pub struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    /// Creates a fresh, uniquely named directory.
-    pub fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "agent-resume-test-{tag}-{}-{nanos}-{n}",
-            std::process::id()
-        ));
-        fs::create_dir_all(&path).expect("the system temp dir is writable");
-        TempDir { path }
-    }
-
-    /// The directory.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.path);
-    }
-}
-
-/// Finds an executable by name on `PATH` (and the usual system dirs), or
-/// panics naming it: a missing shell is a failure, never a skip.
-pub fn find_program(name: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path)
-        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from));
-    for dir in dirs {
-        let candidate = dir.join(name);
-        if candidate
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        {
-            return candidate;
-        }
-    }
-    panic!(
-        "required shell `{name}` is not installed; these tests never skip \
-         (apt-get install -y --no-install-recommends zsh fish)"
-    )
+/// A fresh temp dir named after `tag`, removed with everything in it when
+/// dropped.
+fn temp_dir(tag: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("agent-resume-test-{tag}-"))
+        .tempdir()
+        .expect("the system temp dir is writable")
 }
 
 /// A shell under test: its executable and the `Shell` lines are built for.
@@ -189,7 +140,7 @@ pub fn shells() -> Vec<ShellBin> {
     .map(|(name, shell)| ShellBin {
         name,
         shell,
-        path: find_program(name),
+        path: require(name),
     })
     .collect()
 }
@@ -251,7 +202,7 @@ pub struct FakeAgents {
 impl FakeAgents {
     /// Installs a fake under every name in [`AGENT_PROGRAMS`].
     pub fn install() -> FakeAgents {
-        let dir = TempDir::new("bin");
+        let dir = temp_dir("bin");
         for name in AGENT_PROGRAMS {
             let path = dir.path().join(name);
             fs::write(&path, FAKE_AGENT).expect("temp dir is writable");
@@ -294,7 +245,7 @@ const SCRIPT_LIMIT: usize = 96 * 1024;
 /// allows, and returns one message per case whose received argv differs (or
 /// that never ran its program).
 pub fn run_batch(sh: &ShellBin, mode: Mode, fakes: &FakeAgents, cases: &[LineCase]) -> Vec<String> {
-    let work = TempDir::new(sh.name);
+    let work = temp_dir(sh.name);
     let out_dir = work.path().join("out");
     let home = work.path().join("home");
     fs::create_dir_all(&out_dir).expect("temp dir is writable");

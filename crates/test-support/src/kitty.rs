@@ -2,45 +2,12 @@
 //! remote control on a private socket; both killed (by their own pids) on
 //! drop. A missing kitty or Xvfb fails naming it, never skips.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Panics naming `program` when it is not installed.
-pub fn require(program: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/bin", "/bin"].map(PathBuf::from))
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "required program `{program}` is not installed; these tests never skip \
-                 (apt-get install -y kitty xvfb libgl1-mesa-dri)"
-            )
-        })
-}
-
-/// Panics naming the mesa driver when its software rasteriser is missing
-/// (kitty cannot draw under Xvfb without it).
-pub fn require_mesa() {
-    let found = [
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib/aarch64-linux-gnu",
-        "/usr/lib64",
-        "/usr/lib",
-    ]
-    .iter()
-    .any(|d| Path::new(d).join("dri/swrast_dri.so").exists());
-    assert!(
-        found,
-        "required package `libgl1-mesa-dri` is not installed; these tests never skip \
-         (apt-get install -y kitty xvfb libgl1-mesa-dri)"
-    );
-}
+pub use crate::tool::{require, require_mesa};
 
 /// A private X display.
 pub struct Display {

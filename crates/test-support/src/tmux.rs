@@ -12,39 +12,14 @@
 //! panes) runs with exactly the environment given and a config file of the
 //! test's, started by the test's first command.
 
-#![allow(dead_code)]
-
 use std::ffi::{OsStr, OsString};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// How long a poll waits before failing the test.
-pub const PATIENCE: Duration = Duration::from_secs(30);
-
-/// Between two polls.
-const POLL: Duration = Duration::from_millis(20);
-
-/// Finds `name` on `PATH` or in the usual system directories, or fails the
-/// test naming it: a missing tool is a failure, never a skip.
-pub fn require(name: &str) -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-        .unwrap_or_else(|| {
-            panic!(
-                "`{name}` is required by this test and is not installed; these tests \
-                 never skip (apt-get install -y --no-install-recommends tmux zsh fish)"
-            )
-        })
-}
+use crate::poll::{PATIENCE, POLL};
+use crate::tool::require;
 
 /// A running private tmux server with one anchor session; dropped, it is
 /// killed and waited for.
@@ -185,8 +160,22 @@ impl Tmux {
     }
 
     /// Runs a tmux command that must succeed; its stdout.
+    ///
+    /// A command tmux refuses with `no current client` did nothing: tmux
+    /// 3.3 answers so while a client that just detached is still on its
+    /// list without a session (`list-clients` no longer shows it), and a
+    /// loaded machine stretches that moment. Such a command is sent again,
+    /// for up to [`PATIENCE`]; any other failure fails at once.
     pub fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
-        let out = self.run(args);
+        let started = Instant::now();
+        let mut out = self.run(args);
+        while !out.status.success()
+            && out.stderr.starts_with(b"no current client")
+            && started.elapsed() < PATIENCE
+        {
+            std::thread::sleep(POLL);
+            out = self.run(args);
+        }
         let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_owned()).collect();
         assert!(
             out.status.success(),
@@ -296,18 +285,6 @@ impl Drop for Tmux {
     }
 }
 
-/// Polls `check` until it returns `Some`, or fails naming `what`.
-pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = check() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(POLL);
-    }
-}
-
 /// `PATH` for a test world: its own `bin` under `root` (the stand-in
 /// agents) first, then the folder of the agent-resume under test, then the
 /// system's.
@@ -369,6 +346,15 @@ impl Sh {
             Sh::Bash => "bash",
             Sh::Zsh => "zsh",
             Sh::Fish => "fish",
+        }
+    }
+
+    /// The history file each shell writes under its `HOME`.
+    pub fn history(self) -> &'static str {
+        match self {
+            Sh::Bash => ".bash_history",
+            Sh::Zsh => ".zsh_history",
+            Sh::Fish => ".local/share/fish/fish_history",
         }
     }
 }

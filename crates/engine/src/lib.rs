@@ -1,0 +1,58 @@
+//! The agent-resume feature module a Rust terminal links: the settings and
+//! paths it shares with the CLI, the real filesystem probe, the one safe
+//! take, and the telemetry file sink.
+//!
+//! Everything a host *decides* lives here or below (in
+//! `agent_resume_core`), once: the CLI is one host of this crate, and a
+//! terminal that links it gets exactly the CLI's behaviour — the same
+//! `enabled` flag and XDG paths (so agent hooks run by the CLI and the
+//! terminal share one database), the same take.
+//!
+//! # Features
+//!
+//! - `sqlite` (default): the SQLite store of recordings and armed lines
+//!   (`agent-resume-store`), the path the CLI and the shell integration
+//!   share across processes.
+//!
+//! # Example
+//!
+//! A pane's shell is ready; its armed line is taken through [`take::decide`],
+//! which re-checks the expiry, the pane's state, the posture window and the
+//! program path, and renders the line from validated words:
+//!
+//! ```
+//! use agent_resume_core::{AgentKind, Shell, UnixMillis};
+//! use agent_resume_engine::fs::RealFs;
+//! use agent_resume_engine::take::{decide, Armed, Ready, Request, Taken};
+//!
+//! let id = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+//! let argv: Vec<String> = ["claude", "--model", "opus", "--resume", id]
+//!     .map(String::from)
+//!     .to_vec();
+//! let armed = Armed {
+//!     agent: AgentKind::Claude,
+//!     session_id: id,
+//!     argv: &argv,
+//!     armed_at: UnixMillis(1_000),
+//!     observed_at: UnixMillis(0),
+//! };
+//! let request = Request {
+//!     shell: Shell::Zsh,
+//!     ready: Ready::default(),
+//!     now: UnixMillis(2_000),
+//!     armed_expiry_millis: 10 * 60 * 1000,
+//!     fs: &RealFs,
+//! };
+//! let (taken, event) = decide(&armed, &request);
+//! let Taken::Line(line) = taken else { panic!("resumes") };
+//! assert!(line.line.starts_with(" AGENT_RESUME_LINE=1 'claude'"));
+//! assert_eq!(event.outcome.as_str(), "resumed");
+//! ```
+
+pub mod fs;
+pub mod paths;
+#[cfg(feature = "sqlite")]
+pub mod restore;
+pub mod settings;
+pub mod take;
+pub mod telemetry;

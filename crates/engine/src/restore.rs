@@ -1,0 +1,213 @@
+//! The restore sequence every host runs, written once: load what the store
+//! holds (never failing), sweep the rows of panes the layout does not
+//! restore, decide every pane with core's pure plan, then arm each
+//! resumable pane and report one telemetry event per pane that had a
+//! recording.
+//!
+//! With the feature off nothing is opened, swept, asked of the filesystem
+//! or reported.
+
+use std::collections::{BTreeMap, HashSet};
+
+use agent_resume_core::{
+    plan, Event, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored, TakeKey,
+    TelemetrySink, UnixMillis, Verdict,
+};
+use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
+
+use crate::fs::RealFs;
+use crate::paths::{NoBase, Overrides};
+
+/// A decided restore.
+pub struct Decided {
+    /// Whether the feature flag is on.
+    pub enabled: bool,
+    /// One decision per pane, in layout order.
+    pub plans: Vec<PanePlan>,
+    /// The recordings the plan saw.
+    pub recordings: BTreeMap<PaneId, Stored>,
+    /// What the user may want to know (printed on stderr).
+    pub warnings: Vec<String>,
+    /// The open store, when `restore` will arm.
+    pub store: Option<agent_resume_store::Store>,
+}
+
+/// Loads and decides. With the flag off nothing is opened, swept or asked
+/// of the filesystem. `sweep` runs the start-up sweep, keeping the rows of
+/// these panes.
+pub fn decide(
+    o: &Overrides,
+    layout: &Layout,
+    now: UnixMillis,
+    enabled: bool,
+    sweep: Option<&HashSet<PaneId>>,
+) -> Result<Decided, NoBase> {
+    let mut warnings = Vec::new();
+    let (recordings, store) = if enabled {
+        let db = crate::paths::db(o)?;
+        let options = OpenOptions::default();
+        let st = if let Some(keep) = sweep {
+            startup(&db, &options, keep)
+        } else {
+            Startup {
+                store: None,
+                loaded: inspect_or_empty(&db, &options),
+                swept: false,
+            }
+        };
+        warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
+        (st.loaded.into_stored(), st.store)
+    } else {
+        (BTreeMap::new(), None)
+    };
+    // The agents' own stores and this machine's processes: asked only with
+    // the feature on (the plan asks nothing before its start-up gates pass).
+    let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
+    let probe = agent_resume_discover::StoreProbe::new(&homes);
+    let plans = plan(&PlanInput {
+        enabled,
+        layout,
+        recordings: &recordings,
+        now,
+        window: PostureWindow::DEFAULT,
+        fs: &RealFs,
+        sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
+    });
+    Ok(Decided {
+        enabled,
+        plans,
+        recordings,
+        warnings,
+        store,
+    })
+}
+
+/// The take keys of the panes a restore is about to create on one tmux
+/// server: each is armed with its pane's line and handed to that pane's
+/// first process (`AGENT_RESUME_TAKE`), whose `take` finds the line by it
+/// without asking the server which pane it is.
+pub struct Tickets {
+    /// The server's key, as `tmux servers` shows it.
+    pub server: String,
+    /// One fresh random key per pane.
+    pub keys: BTreeMap<PaneId, TakeKey>,
+}
+
+impl Tickets {
+    /// A fresh random key for each of `panes`.
+    pub fn fresh(server: String, panes: impl IntoIterator<Item = PaneId>) -> Tickets {
+        Tickets {
+            server,
+            keys: panes
+                .into_iter()
+                .map(|p| (p, TakeKey::from_bytes(*uuid::Uuid::new_v4().as_bytes())))
+                .collect(),
+        }
+    }
+
+    fn ticket(&self, pane: PaneId) -> Option<Ticket<'_>> {
+        self.keys.get(&pane).map(|key| Ticket {
+            key: *key,
+            server: &self.server,
+        })
+    }
+}
+
+/// Arms every resumable pane and emits one event per skipped pane that had
+/// a recording; a pane with a ticket in `tickets` is armed with it. Returns
+/// how many panes were armed.
+pub fn arm_and_report(
+    decided: &Decided,
+    now: UnixMillis,
+    sink: &mut dyn TelemetrySink,
+    tickets: Option<&Tickets>,
+) -> usize {
+    if !decided.enabled {
+        return 0;
+    }
+    let mut armed = 0;
+    for p in &decided.plans {
+        match &p.verdict {
+            Verdict::Resume(inv) => {
+                let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
+                    continue;
+                };
+                let Some(store) = &decided.store else {
+                    continue;
+                };
+                let arm = Armed {
+                    pane: p.pane,
+                    agent: rec.agent,
+                    session_id: rec.session_id.clone(),
+                    argv: inv.argv.clone(),
+                    armed_at: now,
+                    observed_at: rec.observed_at,
+                };
+                match store.arm_with(&arm, tickets.and_then(|t| t.ticket(p.pane))) {
+                    Ok(()) => armed += 1,
+                    Err(e) => eprintln!(
+                        "agent-resume: could not arm a pane ({e}); it comes back as a shell"
+                    ),
+                }
+            }
+            Verdict::Skip(_) => {
+                if let Some(event) = Event::for_skip(p) {
+                    sink.emit(&event);
+                }
+            }
+        }
+    }
+    armed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_resume_core::{PaneSpec, Shell, Tab, Window};
+
+    fn one_pane() -> Layout {
+        Layout {
+            startup: true,
+            windows: vec![Window {
+                landing: true,
+                visible: true,
+                active_tab: 0,
+                tabs: vec![Tab {
+                    focused_pane: None,
+                    panes: vec![PaneSpec {
+                        id: PaneId::from_bytes([1; 16]),
+                        cwd: Some("/".into()),
+                        shared_viewer: false,
+                        shell: Some(Shell::Bash),
+                        has_input: false,
+                        queued_command: false,
+                    }],
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn with_the_feature_off_the_sequence_opens_creates_and_reports_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("data/recordings.sqlite3");
+        let o = Overrides {
+            db: Some(db.clone()),
+            config: None,
+        };
+        let layout = one_pane();
+        let keep: HashSet<PaneId> = [PaneId::from_bytes([1; 16])].into();
+        let decided = decide(&o, &layout, UnixMillis(0), false, Some(&keep)).expect("decides");
+        struct Counting(usize);
+        impl TelemetrySink for Counting {
+            fn emit(&mut self, _: &Event) {
+                self.0 += 1;
+            }
+        }
+        let mut sink = Counting(0);
+        assert_eq!(arm_and_report(&decided, UnixMillis(0), &mut sink, None), 0);
+        assert_eq!(sink.0, 0, "no telemetry");
+        assert!(decided.store.is_none() && decided.recordings.is_empty());
+        assert!(!dir.path().join("data").exists(), "nothing created");
+    }
+}

@@ -1,0 +1,265 @@
+//! A private environment for the binary under test, and a command runner
+//! for it.
+//!
+//! Every run starts from an empty environment (`env_clear`) and gets only
+//! what the test set, so the developer's own `HOME`, config, database or
+//! tmux can never leak into (or be written by) a test.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::text::{shown, text};
+
+/// A command to run, shown by its arguments when it fails.
+pub struct TestCommand {
+    cmd: Command,
+    shown: Vec<String>,
+}
+
+impl TestCommand {
+    /// `program` with an empty environment.
+    pub fn new(program: impl AsRef<OsStr>) -> TestCommand {
+        let mut cmd = Command::new(program);
+        cmd.env_clear();
+        TestCommand {
+            cmd,
+            shown: Vec::new(),
+        }
+    }
+
+    /// Adds arguments.
+    pub fn args<S: AsRef<OsStr>>(&mut self, args: &[S]) -> &mut TestCommand {
+        self.cmd.args(args);
+        self.shown.extend(shown(args));
+        self
+    }
+
+    /// Adds one argument.
+    pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut TestCommand {
+        self.args(&[arg])
+    }
+
+    /// Sets one variable.
+    pub fn env(&mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> &mut TestCommand {
+        self.cmd.env(k, v);
+        self
+    }
+
+    /// Removes one variable.
+    pub fn env_remove(&mut self, k: impl AsRef<OsStr>) -> &mut TestCommand {
+        self.cmd.env_remove(k);
+        self
+    }
+
+    /// Runs in `dir`.
+    pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut TestCommand {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Where stdin comes from.
+    pub fn stdin(&mut self, s: impl Into<Stdio>) -> &mut TestCommand {
+        self.cmd.stdin(s);
+        self
+    }
+
+    /// The command itself, for what this runner does not wrap.
+    pub fn inner(&mut self) -> &mut Command {
+        &mut self.cmd
+    }
+
+    /// The command itself, to be run by the caller.
+    pub fn into_inner(self) -> Command {
+        self.cmd
+    }
+
+    /// Runs to the end, capturing stdout and stderr (stdin is empty unless
+    /// set).
+    pub fn output(&mut self) -> Output {
+        self.cmd
+            .output()
+            .unwrap_or_else(|e| panic!("{:?} cannot be started: {e}", self.shown))
+    }
+
+    /// Starts it.
+    pub fn spawn(&mut self) -> Child {
+        self.cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("{:?} cannot be started: {e}", self.shown))
+    }
+
+    /// Runs to the end and fails the test, showing both streams, unless
+    /// it exits 0.
+    pub fn ok(&mut self) -> Output {
+        let out = self.output();
+        assert!(
+            out.status.success(),
+            "{:?} failed ({:?}):\n{}\n{}",
+            self.shown,
+            out.status,
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        out
+    }
+}
+
+/// A temp dir holding one test's whole world, removed on drop, and the
+/// environment the binary under test runs with.
+///
+/// [`PrivateEnv::new`] sets, all inside the temp dir: `HOME` (`home`),
+/// `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME` (`xdg-*`),
+/// `AGENT_RESUME_DB`, `AGENT_RESUME_CONFIG` and `AGENT_RESUME_TELEMETRY`
+/// ([`PrivateEnv::db`], …); `PATH` is the test's own. A test that needs
+/// another shape changes it with [`PrivateEnv::with`] and
+/// [`PrivateEnv::without`].
+pub struct PrivateEnv {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    vars: Vec<(OsString, OsString)>,
+}
+
+impl PrivateEnv {
+    /// A fresh world for `bin` (pass `env!("CARGO_BIN_EXE_agent-resume")`).
+    pub fn new(bin: impl Into<PathBuf>) -> PrivateEnv {
+        let mut env = PrivateEnv::bare(bin);
+        let root = env.root().to_owned();
+        env.set("PATH", std::env::var_os("PATH").unwrap_or_default());
+        env.set("HOME", root.join("home"));
+        env.set("XDG_DATA_HOME", root.join("xdg-data"));
+        env.set("XDG_CONFIG_HOME", root.join("xdg-config"));
+        env.set("XDG_STATE_HOME", root.join("xdg-state"));
+        env.set("AGENT_RESUME_DB", env.db());
+        env.set("AGENT_RESUME_CONFIG", env.config());
+        env.set("AGENT_RESUME_TELEMETRY", env.telemetry());
+        env
+    }
+
+    /// A fresh temp dir and an empty environment.
+    pub fn bare(bin: impl Into<PathBuf>) -> PrivateEnv {
+        PrivateEnv {
+            dir: tempfile::tempdir().expect("a temp dir for the test's world"),
+            bin: bin.into(),
+            vars: Vec::new(),
+        }
+    }
+
+    /// The binary under test.
+    pub fn bin(&self) -> &Path {
+        &self.bin
+    }
+
+    /// The temp dir.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `root/home`, the default `HOME`.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// `root/data/recordings.sqlite3`, the default `AGENT_RESUME_DB`.
+    pub fn db(&self) -> PathBuf {
+        self.root().join("data/recordings.sqlite3")
+    }
+
+    /// `root/config/config.toml`, the default `AGENT_RESUME_CONFIG`.
+    pub fn config(&self) -> PathBuf {
+        self.root().join("config/config.toml")
+    }
+
+    /// `root/state/telemetry.jsonl`, the default `AGENT_RESUME_TELEMETRY`.
+    pub fn telemetry(&self) -> PathBuf {
+        self.root().join("state/telemetry.jsonl")
+    }
+
+    /// `root/work/<name>`, created.
+    pub fn work(&self, name: &str) -> PathBuf {
+        let p = self.root().join("work").join(name);
+        fs::create_dir_all(&p).expect("the temp dir is writable");
+        p
+    }
+
+    /// Sets `k` (replacing an earlier value).
+    pub fn set(&mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) {
+        let (k, v) = (k.as_ref().to_owned(), v.as_ref().to_owned());
+        match self.vars.iter_mut().find(|(name, _)| *name == k) {
+            Some(slot) => slot.1 = v,
+            None => self.vars.push((k, v)),
+        }
+    }
+
+    /// Unsets `k`.
+    pub fn unset(&mut self, k: impl AsRef<OsStr>) {
+        self.vars.retain(|(name, _)| name != k.as_ref());
+    }
+
+    /// With `k` set to `v`.
+    pub fn with(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> PrivateEnv {
+        self.set(k, v);
+        self
+    }
+
+    /// With `root/bin` (stand-in programs the test writes) first on `PATH`,
+    /// before the test's own.
+    pub fn with_own_bin(self) -> PrivateEnv {
+        let path = format!(
+            "{}:{}",
+            self.root().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        self.with("PATH", path)
+    }
+
+    /// Without `k`.
+    pub fn without(mut self, k: impl AsRef<OsStr>) -> PrivateEnv {
+        self.unset(k);
+        self
+    }
+
+    /// The value `k` is set to.
+    pub fn var(&self, k: &str) -> Option<&OsStr> {
+        self.vars
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|(_, v)| v.as_os_str())
+    }
+
+    /// Every variable set, in the order first set.
+    pub fn vars(&self) -> &[(OsString, OsString)] {
+        &self.vars
+    }
+
+    /// The binary under test with `args`, exactly this environment and no
+    /// other.
+    pub fn command<S: AsRef<OsStr>>(&self, args: &[S]) -> TestCommand {
+        self.program(&self.bin, args)
+    }
+
+    /// Another program (a shell, a stand-in agent) with `args`, exactly this
+    /// environment and no other.
+    pub fn program<S: AsRef<OsStr>>(&self, program: impl AsRef<OsStr>, args: &[S]) -> TestCommand {
+        let mut c = TestCommand::new(program);
+        c.args(args);
+        self.apply(c.inner());
+        c
+    }
+
+    /// Gives `c` exactly this environment and no other.
+    pub fn apply(&self, c: &mut Command) {
+        c.env_clear().envs(self.vars.iter().map(|(k, v)| (k, v)));
+    }
+
+    /// Runs the binary with `args`; its output.
+    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
+        self.command(args).output()
+    }
+
+    /// Runs the binary with `args`, which must exit 0; its output.
+    pub fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
+        self.command(args).ok()
+    }
+}

@@ -1,0 +1,31 @@
+//! The harness every integration test of agent-resume shares, so each test
+//! file states its rule and not its own copy of the world around it:
+//!
+//! - [`require`]: a tool the test needs, or a failure naming it (never a
+//!   skip);
+//! - [`PrivateEnv`]: a temp dir with its own `HOME`, `XDG_*`, database,
+//!   config and telemetry paths, and [`TestCommand`]s for the binary under
+//!   test run with exactly that environment (`env_clear` + what is set);
+//! - [`wait_for`]: polling with one patience, never a fixed sleep;
+//! - [`tmux`]: a private tmux server, killed and waited for on drop;
+//! - [`kitty`]: a real kitty under a private Xvfb display;
+//! - [`shell`]: the case corpus and running built lines through real
+//!   shells.
+//!
+//! A library cannot name the binary under test (`CARGO_BIN_EXE_*` exists
+//! only for the package's own test targets): each test file passes it in.
+
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap fails the test.
+
+pub mod env;
+pub mod kitty;
+pub mod poll;
+pub mod shell;
+pub mod text;
+pub mod tmux;
+pub mod tool;
+
+pub use env::{PrivateEnv, TestCommand};
+pub use poll::{wait_for, PATIENCE, POLL};
+pub use text::{shown, text, texts, tree};
+pub use tool::require;

@@ -10,7 +10,10 @@ use std::process::{Command, Stdio};
 
 /// A stand-in `cargo`: logs its arguments; `nextest --version` answers only
 /// once `$STATE/nextest` exists; `install` creates it when `FAKE_INSTALL=ok`
-/// and fails otherwise; each runner prints its summary line.
+/// and fails otherwise; each runner prints its summary line. For
+/// `scripts/embed-check` it answers as cargo does: a manifest with the
+/// engine's default features on does not resolve next to the host's
+/// SQLite, and the program built without them prints its line.
 const FAKE_CARGO: &str = r#"#!/bin/sh
 printf '%s\n' "$*" >> "$STATE/log"
 case "$1" in
@@ -25,6 +28,13 @@ case "$1" in
     echo "error: failed to query the registry (offline)" >&2; exit 101 ;;
   test)
     echo "test result: ok. 3 passed; 0 failed"; exit 0 ;;
+  tree)
+    if [ "$2" = --manifest-path ] && grep -q 'default-features = true' "$3"; then
+      echo 'error: package `libsqlite3-sys` links to the native library `sqlite3`, but it conflicts' >&2
+      exit 101
+    fi ;;
+  run)
+    echo " AGENT_RESUME_LINE=1 'claude' '--resume' 'f6066ebb-140e-4519-ab63-b9cde0b60b57'" ;;
 esac
 exit 0
 "#;

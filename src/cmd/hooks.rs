@@ -26,7 +26,7 @@
 //!   it install leaves Codex's server alone and says so.
 //!
 //! Files are replaced through a temporary file under a fresh random name,
-//! created `O_EXCL | O_NOFOLLOW` ([`write_atomic`]); a symlinked settings
+//! created `O_EXCL | O_NOFOLLOW` ([`agent_resume_discover::file::replace`]); a symlinked settings
 //! file is written through only to the user's own regular file
 //! ([`write_target`]).
 //!
@@ -292,56 +292,11 @@ fn write_target(path: &Path) -> Result<PathBuf> {
     }
 }
 
-/// How many fresh temporary names a write tries before it gives up.
-const TEMP_ATTEMPTS: usize = 4;
-
-/// Replaces the file's contents atomically: a temporary file beside it,
-/// named afresh for each attempt (`<file>.agent-resume.<random>.tmp`) and
-/// created with `O_EXCL | O_NOFOLLOW`, so nothing planted at any name is
-/// followed, written through or renamed over the file; written, synced,
-/// renamed over `path`. The file keeps its permissions (new files 0600).
+/// Replaces the file's contents atomically and without following anything
+/// planted beside it ([`agent_resume_discover::file::replace`]).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    write_atomic_named(path, text, || uuid::Uuid::new_v4().simple().to_string())
-}
-
-fn write_atomic_named(path: &Path, text: &str, mut fresh: impl FnMut() -> String) -> Result<()> {
-    use rustix::fs::{Mode, OFlags};
-    let mode = match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_file() => {
-            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
-        }
-        _ => 0o600,
-    };
-    for _ in 0..TEMP_ATTEMPTS {
-        let tmp = sidecar(path, &format!(".agent-resume.{}.tmp", fresh()));
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut f = match rustix::fs::open(&tmp, flags, Mode::from_raw_mode(mode)) {
-            Ok(fd) => fs::File::from(fd),
-            // Taken (planted, or a concurrent write): another name.
-            Err(rustix::io::Errno::EXIST) => continue,
-            Err(e) => {
-                return Err(std::io::Error::from(e))
-                    .context("cannot create a temporary file beside the configuration file")
-            }
-        };
-        let written = f
-            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
-            .and_then(|()| f.write_all(text.as_bytes()))
-            .and_then(|()| f.sync_all())
-            .and_then(|()| fs::rename(&tmp, path));
-        if let Err(e) = written {
-            let _ = fs::remove_file(&tmp);
-            return Err(e).context("cannot replace the configuration file");
-        }
-        // The rename itself survives a crash once the directory is synced.
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Ok(d) = fs::File::open(dir.unwrap_or(Path::new("."))) {
-            let _ = d.sync_all();
-        }
-        return Ok(());
-    }
-    bail!("cannot create a temporary file beside the configuration file: every name tried is taken")
+    agent_resume_discover::file::replace(path, text.as_bytes())
+        .context("cannot replace the configuration file")
 }
 
 /// `<path><suffix>`, beside the file.
@@ -904,45 +859,6 @@ mod tests {
             json!({"hooks": {"SessionStart": [{"hooks": [
                 {"type": "command", "command": "agent-resume hook codex"}]}]}})
         );
-    }
-
-    #[test]
-    fn a_file_or_link_at_a_temporary_name_is_never_followed_and_a_fresh_name_is_tried() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let file = dir.path().join("settings.json");
-        fs::write(&file, "old").expect("writes");
-        fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o640))
-            .expect("chmod");
-        let victim = dir.path().join("victim");
-        fs::write(&victim, "victim").expect("writes");
-        let planted = sidecar(&file, ".agent-resume.planted.tmp");
-        std::os::unix::fs::symlink(&victim, &planted).expect("plants a link");
-        let taken = sidecar(&file, ".agent-resume.taken.tmp");
-        fs::write(&taken, "someone's").expect("plants a file");
-        let mut names = ["planted", "taken", "fresh"].into_iter();
-        write_atomic_named(&file, "new", || names.next().unwrap_or("x").to_owned())
-            .expect("writes under the fresh name");
-        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
-        let m = fs::symlink_metadata(&file).expect("stat");
-        assert!(m.file_type().is_file());
-        assert_eq!(
-            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777,
-            0o640
-        );
-        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
-        assert_eq!(fs::read_to_string(&taken).expect("reads"), "someone's");
-        assert_eq!(fs::read_link(&planted).expect("still a link"), victim);
-        assert!(!sidecar(&file, ".agent-resume.fresh.tmp").exists());
-
-        // Every name taken: the write fails and touches nothing.
-        let err = write_atomic_named(&file, "newer", || "planted".to_owned())
-            .expect_err("no name is free");
-        assert!(
-            format!("{err:#}").contains("every name tried is taken"),
-            "{err:#}"
-        );
-        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
-        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
     }
 
     #[test]

@@ -342,6 +342,77 @@ pub fn dir_identity(path: &Path) -> Option<DirIdentity> {
     })
 }
 
+/// How many fresh temporary names [`replace`] tries before it gives up.
+const TEMP_ATTEMPTS: usize = 4;
+
+/// Why [`replace`] left a file as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplaceError {
+    /// No temporary file could be created beside it.
+    #[error("cannot create a temporary file beside the file")]
+    Create(#[source] io::Error),
+    /// Every temporary name tried was taken (planted, or a concurrent write).
+    #[error("cannot create a temporary file beside the file: every name tried is taken")]
+    NamesTaken,
+    /// The new contents could not be written, synced or renamed over it.
+    #[error("cannot replace the file")]
+    Write(#[source] io::Error),
+}
+
+/// Replaces the contents of the file at `path` atomically, for a file a
+/// user's programs read (settings, config): a temporary file beside it,
+/// named afresh for each attempt (`<file>.agent-resume.<random>.tmp`) and
+/// created with `O_EXCL | O_NOFOLLOW`, so nothing planted at any name is
+/// followed, written through or renamed over the file; written, synced,
+/// renamed over `path`, the directory synced. The file keeps its
+/// permissions (a new file is 0600).
+pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), ReplaceError> {
+    replace_named(path, bytes, || uuid::Uuid::new_v4().simple().to_string())
+}
+
+/// [`replace`] with the temporary names `fresh` makes.
+pub fn replace_named(
+    path: &Path,
+    bytes: &[u8],
+    mut fresh: impl FnMut() -> String,
+) -> Result<(), ReplaceError> {
+    use std::io::Write as _;
+    let mode = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_file() => {
+            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777
+        }
+        _ => 0o600,
+    };
+    for _ in 0..TEMP_ATTEMPTS {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(format!(".agent-resume.{}.tmp", fresh()));
+        let tmp = std::path::PathBuf::from(tmp);
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut f = match rustix::fs::open(&tmp, flags, Mode::from_raw_mode(mode)) {
+            Ok(fd) => File::from(fd),
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(e) => return Err(ReplaceError::Create(e.into())),
+        };
+        let written = f
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .and_then(|()| f.write_all(bytes))
+            .and_then(|()| f.sync_all())
+            .and_then(|()| fs::rename(&tmp, path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(ReplaceError::Write(e));
+        }
+        // The rename itself survives a crash once the directory is synced.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Ok(d) = File::open(dir.unwrap_or(Path::new("."))) {
+            let _ = d.sync_all();
+        }
+        return Ok(());
+    }
+    Err(ReplaceError::NamesTaken)
+}
+
 /// The user this process runs as.
 pub fn user() -> u32 {
     rustix::process::getuid().as_raw()
@@ -469,5 +540,45 @@ mod tests {
         let f = facts(dir.path()).expect("facts");
         assert!(!f.pseudo);
         assert_eq!(f.kind, FileKind::Directory);
+    }
+
+    #[test]
+    fn a_file_or_link_at_a_temporary_name_is_never_followed_and_a_fresh_name_is_tried() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("settings.json");
+        fs::write(&file, "old").expect("writes");
+        fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o640))
+            .expect("chmod");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "victim").expect("writes");
+        let beside = |name: &str| {
+            dir.path()
+                .join(format!("settings.json.agent-resume.{name}.tmp"))
+        };
+        let planted = beside("planted");
+        symlink(&victim, &planted).expect("plants a link");
+        let taken = beside("taken");
+        fs::write(&taken, "someone's").expect("plants a file");
+        let mut names = ["planted", "taken", "fresh"].into_iter();
+        replace_named(&file, b"new", || names.next().unwrap_or("x").to_owned())
+            .expect("writes under the fresh name");
+        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
+        let m = fs::symlink_metadata(&file).expect("stat");
+        assert!(m.file_type().is_file());
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777,
+            0o640
+        );
+        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
+        assert_eq!(fs::read_to_string(&taken).expect("reads"), "someone's");
+        assert_eq!(fs::read_link(&planted).expect("still a link"), victim);
+        assert!(!beside("fresh").exists());
+
+        // Every name taken: the write fails and touches nothing.
+        let err =
+            replace_named(&file, b"newer", || "planted".to_owned()).expect_err("no name is free");
+        assert!(matches!(err, ReplaceError::NamesTaken), "{err}");
+        assert_eq!(fs::read_to_string(&file).expect("reads"), "new");
+        assert_eq!(fs::read_to_string(&victim).expect("reads"), "victim");
     }
 }

@@ -4,8 +4,8 @@
 //! pure [`agent_resume_core::gate()`]; this module reads and writes the file.
 
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::io;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 use agent_resume_core::gate::ENV_VAR;
@@ -41,7 +41,7 @@ pub enum SettingsError {
     CreateDir(#[source] io::Error),
     /// The config file could not be written.
     #[error("cannot write the config file")]
-    Write(#[source] io::Error),
+    Write(#[source] file::ReplaceError),
 }
 
 /// The raw value of `AGENT_RESUME`, when set and UTF-8.
@@ -128,7 +128,9 @@ pub fn gate_quiet(o: &Overrides) -> Gate {
 
 /// Sets `enabled` in the config file, keeping its other keys; creates the
 /// file (and its directory, private) when missing. Written whole to a
-/// temporary file and renamed, so a reader never sees half a file.
+/// fresh temporary file beside it and renamed ([`file::replace`]), so a
+/// reader never sees half a file and nothing planted beside it is
+/// followed.
 pub fn set_enabled(path: &Path, on: bool) -> Result<(), SettingsError> {
     let mut table = match read(path) {
         Ok(text) => text
@@ -151,27 +153,7 @@ pub fn set_enabled(path: &Path, on: bool) -> Result<(), SettingsError> {
             .create(dir)
             .map_err(SettingsError::CreateDir)?;
     }
-    let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    let tmp = dir.join(name);
-    let write = || -> io::Result<()> {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(mode)
-            .open(&tmp)?;
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    };
-    write()
-        .inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })
-        .map_err(SettingsError::Write)
+    file::replace(path, text.as_bytes()).map_err(SettingsError::Write)
 }
 
 /// How the gate was decided, for people.
@@ -224,6 +206,29 @@ pub fn armed_expiry_millis(o: &Overrides) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enabling_never_writes_through_a_link_planted_beside_the_config() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "armed_expiry_minutes = 5\n").expect("writes");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "victim").expect("writes");
+        // The name the earlier writer used for this process.
+        let planted = dir
+            .path()
+            .join(format!("config.toml.tmp{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).expect("plants a link");
+        set_enabled(&config, true).expect("enables");
+        assert_eq!(std::fs::read_to_string(&victim).expect("reads"), "victim");
+        assert_eq!(config_flag(&config).expect("reads"), Some(true));
+        let text = std::fs::read_to_string(&config).expect("reads");
+        assert!(text.contains("armed_expiry_minutes = 5"), "{text}");
+        assert!(std::fs::symlink_metadata(&config)
+            .expect("stat")
+            .file_type()
+            .is_file());
+    }
 
     #[test]
     fn armed_expiry_is_the_environment_then_the_file_then_ten_minutes() {

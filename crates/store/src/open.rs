@@ -372,9 +372,7 @@ impl OpenOptions {
                 )),
             });
         }
-        let mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-            .map_err(OpenError::sqlite)?;
+        let mode = enter_wal(&conn, self.busy_timeout).map_err(OpenError::sqlite)?;
         if !mode.eq_ignore_ascii_case("wal") {
             // WAL could not be entered (e.g. the directory refuses the -wal
             // file): treat as not writable rather than run in another mode.
@@ -545,6 +543,24 @@ fn directory_chain(dir: &Path) -> Option<BTreeSet<PathBuf>> {
         }
     }
     Some(chain)
+}
+
+/// Puts the database in WAL mode; its journal mode after. Connections that
+/// open a new file at once all ask for the switch, and SQLite answers
+/// `SQLITE_BUSY` at once to all but one: the switch escalates a lock the
+/// connection already holds, which SQLite never waits on (the busy handler
+/// is skipped so two escalating connections cannot deadlock). The switch is
+/// asked again until `timeout`, as a busy wait would.
+fn enter_wal(conn: &Connection, timeout: Duration) -> rusqlite::Result<String> {
+    let started = std::time::Instant::now();
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0)) {
+            Err(e) if Fault::of(&e) == Fault::Busy && started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            done => return done,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The agent-resume feature module a Rust terminal links: the settings and
-//! paths it shares with the CLI, the real filesystem probe, the one safe
-//! take, and the telemetry file sink.
+//! paths it shares with the CLI, the real filesystem probe, capture into
+//! the store, the restore sequence, the one safe take, and the telemetry
+//! file sink.
 //!
 //! Everything a host *decides* lives here or below (in
 //! `agent_resume_core`), once: the CLI is one host of this crate, and a
@@ -49,6 +50,8 @@
 //! assert_eq!(event.outcome.as_str(), "resumed");
 //! ```
 
+#[cfg(feature = "sqlite")]
+pub mod capture;
 pub mod fs;
 pub mod paths;
 #[cfg(feature = "sqlite")]

@@ -1,0 +1,132 @@
+//! Capture from a short-lived process (the CLI's `hook`, `report`, `note`,
+//! `run`, the zero-config scan): seed the state machine with the pane's
+//! stored recording, observe, and write what changed. The unchanged case
+//! reads one row by key and writes nothing.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{
+    extract, Capture, Catalog, Change, DirIdentity, Extraction, Observation, PaneContext, PaneId,
+    Recording, UnixMillis,
+};
+use agent_resume_store::{RowState, Set, Store, WriteError, Writer};
+
+/// What a capturing process knows about the pane.
+pub struct Known {
+    /// Program word and allowlisted flags (never raw text), joined.
+    pub invocation: Option<String>,
+    /// The pane's directory.
+    pub cwd: Option<PathBuf>,
+    /// The agent's config home.
+    pub config_home: Option<PathBuf>,
+}
+
+impl PaneContext for Known {
+    fn invocation(&self) -> Option<Cow<'_, str>> {
+        self.invocation.as_deref().map(Cow::Borrowed)
+    }
+    fn cwd(&self) -> Option<PathBuf> {
+        self.cwd.clone()
+    }
+    fn config_home(&self) -> Option<PathBuf> {
+        self.config_home.clone()
+    }
+    fn dir_identity(&self, cwd: &Path) -> Option<DirIdentity> {
+        agent_resume_discover::file::dir_identity(cwd)
+    }
+}
+
+/// What happened to the store.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// Nothing changed (unchanged pair, headless, lower-precedence source).
+    Unchanged,
+    /// A recording was saved.
+    Saved,
+    /// A newer observation or clear from another process won.
+    Superseded,
+}
+
+/// Observes `obs` for its pane against what `store` holds.
+pub fn observe(
+    store: Store,
+    obs: &Observation<'_>,
+    known: &Known,
+    now: UnixMillis,
+) -> Result<Applied, WriteError> {
+    let mut capture = Capture::new();
+    if let Ok(Some(RowState::Recording(rec))) = store.row(obs.pane) {
+        // The same id with other flags than this run shows is recorded
+        // again: a recording carries the flags of the run that reported.
+        if !other_flags(&rec, obs, known) {
+            capture.seed(obs.pane, rec);
+        }
+    }
+    let Some(change) = capture.observe(obs, known, now) else {
+        return Ok(Applied::Unchanged);
+    };
+    apply(store, obs.pane, change, now)
+}
+
+/// Whether `rec` is `obs`'s agent and id yet holds other flags or another
+/// program word than `known`'s invocation shows. An unknown invocation
+/// shows nothing and changes nothing.
+fn other_flags(rec: &Recording, obs: &Observation<'_>, known: &Known) -> bool {
+    let Some(text) = known.invocation.as_deref() else {
+        return false;
+    };
+    if rec.agent != obs.agent || obs.session_id != Some(rec.session_id.as_str()) {
+        return false;
+    }
+    match extract(Catalog::embedded().agent(obs.agent), text) {
+        Ok(Extraction::Interactive { flags, program }) => {
+            flags != rec.flags || program != rec.program
+        }
+        Ok(Extraction::Headless) | Err(_) => false,
+    }
+}
+
+/// Writes one change for `pane`.
+pub fn apply(
+    store: Store,
+    pane: PaneId,
+    change: Change,
+    now: UnixMillis,
+) -> Result<Applied, WriteError> {
+    let delete = change == Change::Delete;
+    let mut writer = Writer::new(store);
+    writer.send(Set::from_change(pane, change, now));
+    let flushed = writer.flush()?;
+    if delete {
+        writer.store().disarm(pane)?;
+    }
+    Ok(if flushed.applied == 0 {
+        Applied::Superseded
+    } else {
+        Applied::Saved
+    })
+}
+
+/// What is noted for an interactive run: the program word (the user's own
+/// path, or the declared word) then the allowlisted flags, never more.
+pub fn noted_argv(
+    agent: &agent_resume_core::AgentDecl,
+    program: Option<String>,
+    flags: Vec<agent_resume_core::RecordedFlag>,
+) -> Vec<String> {
+    let mut argv = vec![program.unwrap_or_else(|| agent.command().to_owned())];
+    for f in flags {
+        argv.push(f.name.to_string());
+        argv.extend(f.value.as_deref().map(str::to_owned));
+    }
+    argv
+}
+
+/// How long a noted command line counts for the exit of the line it noted.
+const NOTED_FOR: i64 = 24 * 3600 * 1000;
+
+/// Whether the pane's last noted agent command line was a headless run.
+pub fn last_run_headless(store: &Store, pane: PaneId, now: UnixMillis) -> bool {
+    store.last_noted_headless(pane, UnixMillis(now.0.saturating_sub(NOTED_FOR)))
+}

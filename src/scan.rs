@@ -352,10 +352,12 @@ pub fn write_seen(
 /// of a file, a script's output) can print a hint-shaped line naming any
 /// id. So a hint counts only when the agent's own store holds that session
 /// in the run's directory and wrote it since the run started
-/// ([`hint_is_of_this_run`]); otherwise nothing is recorded.
+/// ([`hint_is_of_this_run`]); otherwise nothing is recorded. `listed`
+/// keeps each agent's store listing for the other panes of the same save.
 pub fn exit_hint(
     db: &Path,
     homes: &Homes,
+    listed: &mut BTreeMap<AgentKind, Vec<SessionInfo>>,
     pane: PaneId,
     seen: &Seen,
     text: &str,
@@ -374,8 +376,11 @@ pub fn exit_hint(
     else {
         return Ok(false);
     };
-    let sessions = list(homes, &[agent], Depth::FAST).sessions;
-    if !hint_is_of_this_run(&sessions, agent, &id, &cwd, seen.started) {
+    // Listed once per agent for every pane one save finds ended.
+    let sessions = listed
+        .entry(agent)
+        .or_insert_with(|| list(homes, &[agent], Depth::FAST).sessions);
+    if !hint_is_of_this_run(sessions, agent, &id, &cwd, seen.started) {
         return Ok(false);
     }
     let obs = Observation {

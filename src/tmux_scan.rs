@@ -117,6 +117,7 @@ pub fn capture(
             }
         }
     }
+    let (ended_homes, mut listed) = (homes(), BTreeMap::new());
     for (pane, p, seen) in ended {
         if seen.headless {
             continue;
@@ -128,7 +129,7 @@ pub fn capture(
             continue;
         }
         if let Ok(text) = tmux.capture_text(&p.target, HINT_HISTORY) {
-            exit_hint(db, &homes(), pane, &seen, &text, now)?;
+            exit_hint(db, &ended_homes, &mut listed, pane, &seen, &text, now)?;
         }
     }
     if next != prev {

@@ -188,9 +188,30 @@ mod tests {
     }
 
     #[test]
-    fn with_the_feature_off_the_sequence_opens_creates_and_reports_nothing() {
+    fn with_the_feature_off_the_sequence_opens_sweeps_and_reports_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = dir.path().join("data/recordings.sqlite3");
+        std::fs::create_dir_all(db.parent().expect("a parent")).expect("mkdir");
+        // A recording of a pane this layout does not restore: a sweep
+        // would delete it.
+        let other = PaneId::from_bytes([2; 16]);
+        let mut w =
+            agent_resume_store::Writer::new(agent_resume_store::Store::open(&db).expect("creates"));
+        w.send(agent_resume_store::Set::save(
+            other,
+            agent_resume_core::Recording {
+                agent: agent_resume_core::AgentKind::Claude,
+                session_id: "f6066ebb-140e-4519-ab63-b9cde0b60b57".into(),
+                flags: Vec::new(),
+                program: None,
+                cwd: "/".into(),
+                observed_at: UnixMillis(0),
+                config_home: None,
+                dir: None,
+            },
+        ));
+        w.flush().expect("saves");
+        drop(w);
         let o = Overrides {
             db: Some(db.clone()),
             config: None,
@@ -208,6 +229,11 @@ mod tests {
         assert_eq!(arm_and_report(&decided, UnixMillis(0), &mut sink, None), 0);
         assert_eq!(sink.0, 0, "no telemetry");
         assert!(decided.store.is_none() && decided.recordings.is_empty());
-        assert!(!dir.path().join("data").exists(), "nothing created");
+        let rows = agent_resume_store::Store::open(&db)
+            .expect("opens")
+            .load()
+            .expect("loads")
+            .rows;
+        assert!(rows.contains_key(&other), "nothing swept");
     }
 }

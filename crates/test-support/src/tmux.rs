@@ -161,11 +161,12 @@ impl Tmux {
 
     /// Runs a tmux command that must succeed; its stdout.
     ///
-    /// A command tmux refuses with `no current client` did nothing: tmux
-    /// 3.3 answers so while a client that just detached is still on its
-    /// list without a session (`list-clients` no longer shows it), and a
-    /// loaded machine stretches that moment. Such a command is sent again,
-    /// for up to [`PATIENCE`]; any other failure fails at once.
+    /// A command tmux refuses with `no current client` did nothing (tmux
+    /// fails it while looking up its target, before acting). Seen once in
+    /// three loaded runs with tmux 3.3a, right after a control-mode client
+    /// detached although `list-clients` was already empty; the likely
+    /// cause is the leaving client still on tmux's list. Such a command is
+    /// sent again, for up to [`PATIENCE`]; any other failure fails at once.
     pub fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
         let started = Instant::now();
         let mut out = self.run(args);

@@ -10,13 +10,11 @@ use clap::{Parser, Subcommand};
 mod capture_apply;
 mod cmd;
 mod config;
-mod evidence;
 mod hook_config;
 mod pane_env;
 mod paths;
 mod process;
 mod restore;
-mod scan;
 mod stdin;
 mod telemetry_file;
 #[cfg(target_os = "linux")]

@@ -33,7 +33,7 @@ use agent_resume_tmux::{Socket, Tmux, TAKE_ENV};
 use anyhow::{bail, Context, Result};
 
 /// The environment variable a host sets in each pane.
-pub const ENV: &str = "AGENT_RESUME_PANE";
+pub const ENV: &str = agent_resume_engine::evidence::PANE_ENV;
 
 /// What the process environment says about where a command runs.
 #[derive(Clone, Debug, Default)]

@@ -1,4 +1,4 @@
-//! Zero-config capture in `tmux save` ([`crate::scan`] for the tmux host).
+//! Zero-config capture in `tmux save` ([`agent_resume_engine::scan`] for the tmux host).
 //!
 //! Run often (tmux hooks), so the common case is cheap: a pane whose
 //! foreground process group is its own shell, and which had no agent at
@@ -18,7 +18,7 @@ use agent_resume_store::{RowState, Store};
 use agent_resume_tmux::{foreground_group, LivePane, Tmux};
 use anyhow::Result;
 
-use crate::scan::{
+use agent_resume_engine::scan::{
     exit_hint, homes, read_seen, scan, write_seen, Outcome, PaneRef, Seen, TMUX_SEEN,
 };
 

@@ -1,7 +1,7 @@
 //! `agent-resume capture scan`: zero-config capture for any host. The host
 //! names each pane and its first process (`--pane UUID=PID`, repeated); the
 //! pane's agent is found in that process's tree and its session id read
-//! from the agent's own signs ([`crate::scan`]), then recorded through the
+//! from the agent's own signs ([`agent_resume_engine::scan`]), then recorded through the
 //! capture state machine. One line per pane on stdout:
 //! `<pane>\t<agent or ->\t<outcome>\t<source or ->`.
 
@@ -11,7 +11,7 @@ use agent_resume_core::PaneId;
 use anyhow::{anyhow, Result};
 
 use crate::paths::{self, Overrides};
-use crate::scan::{homes, scan, PaneRef};
+use agent_resume_engine::scan::{homes, scan, PaneRef};
 use crate::{config, when};
 
 #[derive(clap::Args)]

@@ -8,7 +8,7 @@
 //! `$XDG_STATE_HOME/agent-resume/hook.log` (some agents show a hook's stderr
 //! in their UI on every start): no pane, a payload without a usable id,
 //! stdin that does not end, a run that serves no one pane (`shared-server`:
-//! Codex's app-server daemon, [`crate::evidence::Unattached`]). The feature
+//! Codex's app-server daemon, [`agent_resume_engine::evidence::Unattached`]). The feature
 //! turned off leaves nothing at all.
 //! Only what the user must fix — an unknown agent name in the hook command,
 //! an unusable database — also says one line on stderr. Lines name the
@@ -203,12 +203,12 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     .open(&db)
     .map_err(|e| loud(format!("store: {e}")))?;
     // Flags and headlessness come from the agent process that ran this
-    // hook (crate::evidence): a headless run (`claude -p …`) fires the
+    // hook (agent_resume_engine::evidence): a headless run (`claude -p …`) fires the
     // agent's hooks too and must never become the pane's recording.
     // A run that serves no one pane (Codex's shared app-server daemon) is
     // never attributed to the pane its inherited environment names.
     let evidence =
-        crate::evidence::of_this_run(&store, pane, Catalog::embedded().agent(agent), now)
+        agent_resume_engine::evidence::of_this_run(&store, pane, Catalog::embedded().agent(agent), now)
             .map_err(|u| format!("{}: {}", u.as_str(), u.explain()))?;
     let cwd = reported
         .cwd

@@ -19,7 +19,7 @@
 //!   shared background server (`codex app-server --managed-daemon`) with
 //!   the environment of the TUI that started it, so its hooks cannot tell
 //!   which pane a session is in and record nothing there
-//!   ([`crate::evidence`]). `--per-window` sets `[features]
+//!   ([`agent_resume_engine::evidence`]). `--per-window` sets `[features]
 //!   daemon_auto_start = false` (each TUI then runs its own sessions, which
 //!   end with their window), recorded in `config.toml.agent-resume.per-window`
 //!   so uninstall gives back the value (or absence) the file had; without

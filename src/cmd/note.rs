@@ -3,7 +3,7 @@
 //! stores for the pane the program word and the allowlisted flags extraction
 //! keeps — never the text — or, for a headless run, only that it is one,
 //! with the pid of the shell that runs it. A hook reads a note only for the
-//! agent process that shell started right after it ([`crate::evidence`]).
+//! agent process that shell started right after it ([`agent_resume_engine::evidence`]).
 //! Silent, and always exits 0: it runs before every agent command the user
 //! types.
 

@@ -52,10 +52,14 @@
 
 #[cfg(feature = "sqlite")]
 pub mod capture;
+#[cfg(feature = "sqlite")]
+pub mod evidence;
 pub mod fs;
 pub mod paths;
 #[cfg(feature = "sqlite")]
 pub mod restore;
+#[cfg(feature = "sqlite")]
+pub mod scan;
 pub mod settings;
 pub mod take;
 pub mod telemetry;

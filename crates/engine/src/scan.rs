@@ -39,10 +39,26 @@ use agent_resume_discover::scan::{
 };
 use agent_resume_discover::{list, Depth, Homes, SessionInfo};
 use agent_resume_store::{RowState, Store};
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
-use crate::capture_apply::{apply, observe, Applied, Known};
+/// Why a scan or a remembered-pane write stopped. What was already recorded
+/// stays recorded.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Open(#[from] agent_resume_store::OpenError),
+    /// A write failed.
+    #[error(transparent)]
+    Write(#[from] agent_resume_store::WriteError),
+    /// The remembered panes could not be encoded.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+}
+
+use crate::capture::{apply, observe, Applied, Known};
 
 /// How long after its process started store correlation is tried for it:
 /// past this only its argv and records are read (the store listing is the
@@ -144,7 +160,7 @@ pub fn scan(
     db: &Path,
     panes: &[PaneRef],
     now: UnixMillis,
-) -> Result<Vec<Scanned>> {
+) -> Result<Vec<Scanned>, ScanError> {
     let snap = Snapshot::read(table);
     let catalog = Catalog::embedded();
     let store = Store::open(db)?;
@@ -340,7 +356,7 @@ pub fn write_seen(
     key: &str,
     seen: &BTreeMap<PaneId, Seen>,
     now: UnixMillis,
-) -> Result<()> {
+) -> Result<(), ScanError> {
     let map: BTreeMap<String, &Seen> = seen.iter().map(|(k, v)| (k.to_string(), v)).collect();
     store.save_host_layout(key, &serde_json::to_string(&map)?, now)?;
     Ok(())
@@ -362,7 +378,7 @@ pub fn exit_hint(
     seen: &Seen,
     text: &str,
     now: UnixMillis,
-) -> Result<bool> {
+) -> Result<bool, ScanError> {
     let Some(agent) = AgentKind::from_name(&seen.agent) else {
         return Ok(false);
     };

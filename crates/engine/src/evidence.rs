@@ -38,7 +38,7 @@ use agent_resume_discover::lineage::{provenance, Provenance, Top};
 use agent_resume_discover::process::{is_shared_server, AgentProcess, ProcessTable};
 use agent_resume_store::{Noted, Store};
 
-use crate::capture_apply::noted_argv;
+use crate::capture::noted_argv;
 
 /// How far before a note the launched process may have started: `/proc`
 /// start times are known to within a second, and `run` notes after it
@@ -48,9 +48,13 @@ const STARTED_BEFORE_NOTE: i64 = 2_000;
 /// the line right after its preexec step.
 const STARTED_AFTER_NOTE: i64 = 5_000;
 
-/// The variables that name a pane ([`crate::pane_env`]): the pane's run
+/// The variables that name a pane ([`PANE_ENV`]): the pane's run
 /// must have been started with the hook's values of them.
-const PANE_VARS: [&str; 3] = [crate::pane_env::ENV, "TMUX", "TMUX_PANE"];
+const PANE_VARS: [&str; 3] = [PANE_ENV, "TMUX", "TMUX_PANE"];
+
+/// The variable that carries a pane's id into its processes outside tmux
+/// (a terminal that is not tmux sets it in every pane it starts).
+pub const PANE_ENV: &str = "AGENT_RESUME_PANE";
 
 /// What the hook records besides the id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

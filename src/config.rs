@@ -7,16 +7,7 @@ pub use agent_resume_engine::settings::*;
 use crate::paths::Overrides;
 
 /// An error and its causes on one line (`a: b: c`), as anyhow's `{:#}`.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut next = e.source();
-    while let Some(cause) = next {
-        out.push_str(": ");
-        out.push_str(&cause.to_string());
-        next = cause.source();
-    }
-    out
-}
+pub use agent_resume_engine::error_line as chain;
 
 /// Whether the feature is on. When it is off, says so in one line on
 /// stderr, ending with `what` ("nothing recorded"), having touched nothing

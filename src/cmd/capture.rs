@@ -11,8 +11,8 @@ use agent_resume_core::PaneId;
 use anyhow::{anyhow, Result};
 
 use crate::paths::{self, Overrides};
-use agent_resume_engine::scan::{homes, scan, PaneRef};
 use crate::{config, when};
+use agent_resume_engine::scan::{homes, scan, PaneRef};
 
 #[derive(clap::Args)]
 pub struct Args {

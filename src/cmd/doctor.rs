@@ -6,7 +6,7 @@
 //! migrated), the shells' and tmux's startup files and the agents' hook
 //! files, each bounded ([`agent_resume_discover::file`]); asks the running
 //! tmux server for its global hooks (through the tmux crate) and each agent
-//! on `PATH` for its `--version` (through [`crate::process`], with a short
+//! on `PATH` for its `--version` (through [`agent_resume_engine::process`], with a short
 //! timeout).
 
 use std::path::{Path, PathBuf};
@@ -413,7 +413,7 @@ fn tmux_conf_files(home: &Path) -> Vec<PathBuf> {
 const TMUX_LINE: &str = "run-shell 'agent-resume init tmux | tmux source-file -'";
 
 fn tmux(args: &Args) -> Vec<Check> {
-    if crate::cmd::hooks::on_path("tmux").is_none() {
+    if agent_resume_engine::hooks::on_path("tmux").is_none() {
         return vec![check("tmux", Status::Skip, "tmux is not installed")];
     }
     let socket = match (&args.socket_name, &args.socket_path) {
@@ -501,7 +501,7 @@ fn tmux(args: &Args) -> Vec<Check> {
 
 /// `(major, minor)` of a version text.
 fn major_minor(v: &str) -> Option<(u64, u64)> {
-    crate::cmd::hooks::version_in(v).map(|(a, b, _)| (a, b))
+    agent_resume_engine::hooks::version_in(v).map(|(a, b, _)| (a, b))
 }
 
 fn agents() -> Vec<Check> {
@@ -512,17 +512,23 @@ fn agents() -> Vec<Check> {
         let Some(word) = agent
             .commands
             .iter()
-            .find(|c| crate::cmd::hooks::on_path(c).is_some())
+            .find(|c| agent_resume_engine::hooks::on_path(c).is_some())
         else {
             continue;
         };
-        let version = crate::process::output_within(word, &["--version"], VERSION_TIMEOUT);
-        if let Some(hooks) = crate::cmd::hooks::check(agent.kind, &homes, version.as_deref()) {
+        let version =
+            agent_resume_engine::process::output_within(word, &["--version"], VERSION_TIMEOUT);
+        if let Some(hooks) = agent_resume_engine::hooks::check(
+            agent.kind,
+            &homes,
+            &agent_resume_engine::hooks::program(std::env::current_exe().ok()),
+            version.as_deref(),
+        ) {
             // Codex's shared app-server daemon runs every window's sessions
             // with the first window's environment: its hooks record nothing.
             let shared = hooks.is_ok()
                 && agent.kind == AgentKind::Codex
-                && crate::cmd::hooks::codex_shares_a_server(&homes);
+                && agent_resume_engine::hooks::codex_shares_a_server(&homes);
             out.push(match hooks {
                 Ok(files) => check(
                     format!("agent.{name}.hooks"),
@@ -554,7 +560,9 @@ fn agents() -> Vec<Check> {
         }
         let key = format!("agent.{name}.version");
         let verified = agent.verified_versions.join(", ");
-        let found = version.as_deref().and_then(crate::cmd::hooks::version_in);
+        let found = version
+            .as_deref()
+            .and_then(agent_resume_engine::hooks::version_in);
         out.push(match found {
             _ if !agent.verified => check(
                 key,

@@ -162,7 +162,7 @@ pub fn run(args: Args, o: &Overrides) -> ExitCode {
         log(&args.agent, &problem);
     }
     if let (Some(chain), Some(last)) = (chain, args.rest.last()) {
-        crate::process::spawn_detached(chain, last);
+        agent_resume_engine::process::spawn_detached(chain, last);
     }
     ExitCode::SUCCESS
 }
@@ -207,9 +207,13 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     // agent's hooks too and must never become the pane's recording.
     // A run that serves no one pane (Codex's shared app-server daemon) is
     // never attributed to the pane its inherited environment names.
-    let evidence =
-        agent_resume_engine::evidence::of_this_run(&store, pane, Catalog::embedded().agent(agent), now)
-            .map_err(|u| format!("{}: {}", u.as_str(), u.explain()))?;
+    let evidence = agent_resume_engine::evidence::of_this_run(
+        &store,
+        pane,
+        Catalog::embedded().agent(agent),
+        now,
+    )
+    .map_err(|u| format!("{}: {}", u.as_str(), u.explain()))?;
     let cwd = reported
         .cwd
         .clone()

@@ -19,7 +19,8 @@ use anyhow::{bail, Context, Result};
 
 use super::sessions::{describe, homes, report_notes, same_dir};
 use super::EXIT_REFUSED;
-use crate::{paths, process};
+use crate::paths;
+use agent_resume_engine::process;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -13,7 +13,8 @@ use anyhow::{bail, Result};
 
 use crate::capture_apply::{observe, Known};
 use crate::paths::{self, Overrides};
-use crate::{config, pane_env, process, when};
+use crate::{config, pane_env, when};
+use agent_resume_engine::process;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -67,6 +67,7 @@ pub mod exit_hint;
 pub mod flag;
 pub mod gate;
 pub mod hook;
+pub mod hook_json;
 pub mod invocation;
 pub mod layout;
 pub mod pane;

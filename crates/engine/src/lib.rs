@@ -55,7 +55,9 @@ pub mod capture;
 #[cfg(feature = "sqlite")]
 pub mod evidence;
 pub mod fs;
+pub mod hooks;
 pub mod paths;
+pub mod process;
 #[cfg(feature = "sqlite")]
 pub mod restore;
 #[cfg(feature = "sqlite")]
@@ -63,3 +65,16 @@ pub mod scan;
 pub mod settings;
 pub mod take;
 pub mod telemetry;
+
+/// An error and its causes on one line (`a: b: c`), the way a host shows
+/// it to a user.
+pub fn error_line(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    out
+}

@@ -154,7 +154,7 @@ impl fmt::Display for ReadOnly {
             ReadOnly::FutureSchema { found } => write!(
                 f,
                 "schema version {found} is newer than this build's {}",
-                crate::migrate::LATEST
+                crate::schema::LATEST
             ),
             ReadOnly::Denied => f.write_str("the file or its directory is not writable"),
             ReadOnly::Inspect => f.write_str("opened for inspection"),

@@ -63,6 +63,7 @@ mod error;
 mod load;
 mod lock;
 pub mod migrate;
+mod schema;
 mod noted;
 mod open;
 mod row;

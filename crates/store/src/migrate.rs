@@ -3,83 +3,13 @@
 //! is `PRAGMA user_version` (= the number of migrations applied). A database
 //! from a newer build is never migrated or downgraded.
 
+use std::path::Path;
+
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Fault, OpenError, SqliteError};
 
-/// One embedded migration.
-#[derive(Clone, Copy, Debug)]
-pub struct Migration {
-    /// The version the database has after this migration.
-    pub version: u32,
-    /// The file name in `migrations/`.
-    pub name: &'static str,
-    /// The SQL.
-    pub sql: &'static str,
-}
-
-/// Every migration, in order. Append-only: never edit or renumber one that
-/// has shipped.
-pub const MIGRATIONS: &[Migration] = &[
-    Migration {
-        version: 1,
-        name: "0001_create_agent_sessions.sql",
-        sql: include_str!("../../../migrations/0001_create_agent_sessions.sql"),
-    },
-    Migration {
-        version: 2,
-        name: "0002_create_armed.sql",
-        sql: include_str!("../../../migrations/0002_create_armed.sql"),
-    },
-    Migration {
-        version: 3,
-        name: "0003_create_noted_and_report_seq.sql",
-        sql: include_str!("../../../migrations/0003_create_noted_and_report_seq.sql"),
-    },
-    Migration {
-        version: 4,
-        name: "0004_create_host_layouts.sql",
-        sql: include_str!("../../../migrations/0004_create_host_layouts.sql"),
-    },
-    Migration {
-        version: 5,
-        name: "0005_add_noted_headless.sql",
-        sql: include_str!("../../../migrations/0005_add_noted_headless.sql"),
-    },
-    Migration {
-        version: 6,
-        name: "0006_add_noted_pid.sql",
-        sql: include_str!("../../../migrations/0006_add_noted_pid.sql"),
-    },
-    Migration {
-        version: 7,
-        name: "0007_move_tmux_layout_to_default_server.sql",
-        sql: include_str!("../../../migrations/0007_move_tmux_layout_to_default_server.sql"),
-    },
-    Migration {
-        version: 8,
-        name: "0008_add_armed_take_key.sql",
-        sql: include_str!("../../../migrations/0008_add_armed_take_key.sql"),
-    },
-    Migration {
-        version: 9,
-        name: "0009_add_recording_directory_identity.sql",
-        sql: include_str!("../../../migrations/0009_add_recording_directory_identity.sql"),
-    },
-    Migration {
-        version: 10,
-        name: "0010_drop_armed_line.sql",
-        sql: include_str!("../../../migrations/0010_drop_armed_line.sql"),
-    },
-];
-
-/// The schema version this build writes.
-pub const LATEST: u32 = MIGRATIONS.len() as u32;
-
-/// The database's `user_version`.
-pub fn version(conn: &Connection) -> Result<u32, SqliteError> {
-    user_version(conn).map_err(SqliteError::new)
-}
+pub use crate::schema::{Migration, LATEST, MIGRATIONS};
 
 /// [`version`] with SQLite's own error, for this crate's callers.
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<u32> {
@@ -92,13 +22,13 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<u32> {
 /// returns the resulting version. The version is read again inside the
 /// transaction, so two processes opening a fresh file at once migrate it
 /// exactly once. A version above [`LATEST`] is returned unchanged.
-pub fn migrate(conn: &mut Connection) -> Result<u32, OpenError> {
+pub(crate) fn migrate(conn: &mut Connection) -> Result<u32, OpenError> {
     migrate_to(conn, LATEST)
 }
 
 /// [`migrate`], stopping at `target` (fixtures of older versions are made
 /// with it).
-pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> {
+pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> {
     if user_version(conn).map_err(OpenError::sqlite)? >= target {
         return user_version(conn).map_err(OpenError::sqlite);
     }
@@ -126,10 +56,28 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, OpenError> 
     Ok(target)
 }
 
-/// The schema as text: `user_version` and every table and index statement,
-/// in a stable order. `docs/schema.sql` is this text for [`LATEST`].
-pub fn schema_text(conn: &Connection) -> Result<String, SqliteError> {
-    schema_statements(conn).map_err(SqliteError::new)
+
+/// The `user_version` of the database at `path` (created empty when
+/// missing, so a fresh path is version 0).
+pub fn version_at(path: &Path) -> Result<u32, OpenError> {
+    let conn = Connection::open(path).map_err(OpenError::sqlite)?;
+    user_version(&conn).map_err(OpenError::sqlite)
+}
+
+/// Applies the pending migrations of the database at `path` up to
+/// `target` ([`LATEST`] for all) in one transaction, as opening it does;
+/// fixtures of older versions are made with it. Returns the version.
+pub fn migrate_file_to(path: &Path, target: u32) -> Result<u32, OpenError> {
+    let mut conn = Connection::open(path).map_err(OpenError::sqlite)?;
+    migrate_to(&mut conn, target)
+}
+
+/// The schema of the database at `path` as text: `user_version` and every
+/// table and index statement, in a stable order. `docs/schema.sql` is this
+/// text for [`LATEST`].
+pub fn schema_text_at(path: &Path) -> Result<String, OpenError> {
+    let conn = Connection::open(path).map_err(OpenError::sqlite)?;
+    schema_statements(&conn).map_err(OpenError::sqlite)
 }
 
 fn schema_statements(conn: &Connection) -> rusqlite::Result<String> {
@@ -178,6 +126,6 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("in-memory database");
         assert_eq!(migrate(&mut conn).expect("migrates"), LATEST);
         assert_eq!(migrate(&mut conn).expect("no-op"), LATEST);
-        assert_eq!(version(&conn).expect("version"), LATEST);
+        assert_eq!(user_version(&conn).expect("version"), LATEST);
     }
 }

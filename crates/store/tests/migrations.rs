@@ -20,9 +20,10 @@ fn bless() -> bool {
 
 #[test]
 fn schema_after_every_migration_matches_docs_schema_sql() {
-    let mut conn = Connection::open_in_memory().expect("in-memory database");
-    migrate::migrate(&mut conn).expect("every migration applies to an empty database");
-    let got = migrate::schema_text(&conn).expect("schema text");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let empty = tmp.path().join("empty.sqlite3");
+    migrate::migrate_file_to(&empty, LATEST).expect("every migration applies to an empty database");
+    let got = migrate::schema_text_at(&empty).expect("schema text");
     let path = root().join("docs/schema.sql");
     if bless() {
         std::fs::write(&path, &got).expect("writes docs/schema.sql");
@@ -74,8 +75,8 @@ fn fixtures() -> PathBuf {
 /// holding two recordings), as the build that shipped that version wrote it.
 fn make_fixture(path: &Path, v: u32) {
     let _ = std::fs::remove_file(path);
-    let mut conn = Connection::open(path).expect("creates");
-    migrate::migrate_to(&mut conn, v).expect("migrates to v");
+    migrate::migrate_file_to(path, v).expect("migrates to v");
+    let conn = Connection::open(path).expect("opens");
     conn.execute_batch(&format!(
         "INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES ('{}', 1, '{}', '[{{\"name\":\"--model\",\"value\":\"opus\"}}]', NULL, CAST('/home/me/project' AS BLOB), 1700000000000, NULL);
          INSERT INTO agent_sessions (pane, agent, session_id, flags, program, cwd, observed_at, config_home) VALUES ('{}', 1, '{}', '[]', '/usr/local/bin/claude', X'2F746D702FFF', 1700000000001, X'2F686F6D652F6D652F2E636C61756465');
@@ -115,9 +116,7 @@ fn fixture_of_every_older_version_migrates_forward_with_rows_intact() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let path = db(tmp.path());
         std::fs::copy(&fixture, &path).expect("copies the fixture");
-        let before = Connection::open(&path).expect("opens");
-        assert_eq!(migrate::version(&before).expect("version"), v);
-        drop(before);
+        assert_eq!(migrate::version_at(&path).expect("version"), v);
 
         let store = Store::open(&path).expect("migrates forward");
         assert_eq!(store.schema_version(), LATEST);
@@ -153,12 +152,10 @@ fn the_single_tmux_snapshot_of_a_version_6_file_moves_to_the_default_servers_key
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = db(tmp.path());
     std::fs::copy(&fixture, &path).expect("copies the fixture");
-    let before = Connection::open(&path).expect("opens");
     assert_eq!(
-        migrate::version(&before).expect("version"),
+        migrate::version_at(&path).expect("version"),
         SINGLE_TMUX_SNAPSHOT
     );
-    drop(before);
 
     let store = Store::open(&path).expect("migrates forward");
     assert_eq!(store.host_layout("tmux"), Ok(None), "the old key is gone");
@@ -212,8 +209,7 @@ fn database_from_a_newer_build_is_read_only_and_never_downgraded() {
         Err(WriteError::ReadOnly(ReadOnly::FutureSchema { .. }))
     ));
     drop(w);
-    let conn = Connection::open(&path).expect("opens");
-    assert_eq!(migrate::version(&conn).expect("version"), future);
+    assert_eq!(migrate::version_at(&path).expect("version"), future);
 }
 
 #[test]
@@ -237,8 +233,8 @@ fn inspecting_reports_the_files_own_version_and_never_migrates_it() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let path = db(tmp.path());
         {
-            let mut conn = Connection::open(&path).expect("creates");
-            migrate::migrate_to(&mut conn, v.min(LATEST)).expect("migrates to v");
+            migrate::migrate_file_to(&path, v.min(LATEST)).expect("migrates to v");
+            let conn = Connection::open(&path).expect("opens");
             conn.pragma_update(None, "user_version", v)
                 .expect("sets the version");
         }
@@ -254,8 +250,7 @@ fn inspecting_reports_the_files_own_version_and_never_migrates_it() {
         };
         assert_eq!(store.read_only(), Some(why), "v{v}");
         drop(store);
-        let conn = Connection::open(&path).expect("opens");
-        assert_eq!(migrate::version(&conn).expect("version"), v, "v{v}");
+        assert_eq!(migrate::version_at(&path).expect("version"), v, "v{v}");
     }
 }
 
@@ -265,8 +260,8 @@ fn inspecting_reports_the_files_own_version_and_never_migrates_it() {
 fn a_line_armed_at_version_7_is_taken_by_its_pane_after_the_take_key_migration() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = db(tmp.path());
-    let mut conn = Connection::open(&path).expect("opens");
-    migrate::migrate_to(&mut conn, 7).expect("migrates to 7");
+    migrate::migrate_file_to(&path, 7).expect("migrates to 7");
+    let conn = Connection::open(&path).expect("opens");
     conn.execute(
         "INSERT INTO armed VALUES (?1, 1, 'sess', ' l', '[\"claude\"]', 5, 4)",
         [pane(1).to_string()],

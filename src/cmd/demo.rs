@@ -11,20 +11,18 @@
 //! directories, tmux socket) points into a temporary directory, and the
 //! feature is switched on for the tour only, by environment.
 
-use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use agent_resume_core::{PaneId, PanePlan, Stored, Verdict};
 use agent_resume_store::{load_or_empty, OpenOptions};
 use agent_resume_tmux::{Socket, Start, Tmux};
 use anyhow::{bail, Context, Result};
 
-use super::plan::{self, Place};
+use super::demo_show::{print_plan, print_recordings, print_telemetry, show_resumed, wait_for};
+use super::plan;
 use super::tmux::{restore_server, save_server};
 use crate::paths::{self, Overrides};
 use crate::telemetry_file;
@@ -107,21 +105,6 @@ fn write_exec(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn wait_for(
-    what: &str,
-    timeout: Duration,
-    mut done: impl FnMut() -> bool,
-) -> Result<()> {
-    let start = Instant::now();
-    while !done() {
-        if start.elapsed() > timeout {
-            bail!("timed out waiting for {what}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(())
-}
-
 fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
@@ -186,81 +169,6 @@ fn set_up(dir: &Path) -> Result<Overrides> {
         std::env::remove_var(k);
     }
     Ok(Overrides::default())
-}
-
-pub(super) fn print_recordings(o: &Overrides) -> Result<()> {
-    let loaded = load_or_empty(&paths::db(o)?, &OpenOptions::default());
-    println!("\n== recorded (what capture stored, per pane) ==");
-    for (pane, row) in loaded.stored() {
-        if let Stored::Recording(r) = row {
-            let flags: Vec<String> = r
-                .flags
-                .iter()
-                .map(|f| format!("{} {}", f.name, f.value.as_deref().unwrap_or("")))
-                .collect();
-            println!(
-                "  {pane}  {:<7} {}  {}  {}",
-                r.agent.as_str(),
-                r.session_id,
-                paths::show(&r.cwd),
-                flags.join(" ").trim()
-            );
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn print_plan(plans: &[PanePlan], places: &HashMap<PaneId, Place>) -> Result<()> {
-    println!("\n== verdicts after the restart ==");
-    let mut out = std::io::stdout().lock();
-    plan::write_table(&mut out, &plan::sorted(plans, places))?;
-    out.flush()?;
-    Ok(())
-}
-
-/// Waits until every resumed stand-in has started (each writes a file
-/// under `ran/`), then prints the argv each received, labelled by its pane
-/// (`what`, with `label` before the file's name).
-pub(super) fn show_resumed(
-    dir: &Path,
-    plans: &[PanePlan],
-    patience: Duration,
-    what: &str,
-    label: &str,
-) -> Result<()> {
-    let resumed = plans
-        .iter()
-        .filter(|p| matches!(p.verdict, Verdict::Resume(_)))
-        .count();
-    wait_for("the resumed stand-in agents to start", patience, || {
-        fs::read_dir(dir.join("ran"))
-            .map(|d| d.count())
-            .unwrap_or(0)
-            >= resumed
-    })?;
-    println!("\n== 4. what each resumed {what} now runs (argv the stand-in received) ==");
-    let mut ran: Vec<_> = fs::read_dir(dir.join("ran"))?
-        .filter_map(|e| e.ok())
-        .collect();
-    ran.sort_by_key(|e| e.file_name());
-    for e in ran {
-        let argv = fs::read_to_string(e.path())?;
-        println!(
-            "  {label}{}  {}",
-            e.file_name().to_string_lossy(),
-            argv.lines().collect::<Vec<_>>().join(" ")
-        );
-    }
-    Ok(())
-}
-
-pub(super) fn print_telemetry() -> Result<()> {
-    let (events, _) = telemetry_file::read(&telemetry_file::path()?)?;
-    println!("\n== telemetry events (closed enums only) ==");
-    for e in events {
-        println!("  {}", serde_json::to_string(&e)?);
-    }
-    Ok(())
 }
 
 fn type_command(tmux: &Tmux, target: &str, text: &str) -> Result<()> {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use agent_resume_kitty::Kitty;
 use anyhow::{Context, Result};
 
-use super::demo::{print_plan, print_recordings, print_telemetry, show_resumed, wait_for};
+use super::demo_show::{print_plan, print_recordings, print_telemetry, show_resumed, wait_for};
 use super::kitty::{save_instance, write_session};
 use crate::paths::{self, Overrides};
 

@@ -7,6 +7,7 @@ pub mod completions;
 pub mod continue_;
 pub mod demo;
 pub mod demo_kitty;
+mod demo_show;
 pub mod doctor;
 pub mod enable;
 pub mod explain;

@@ -376,7 +376,7 @@ impl Invocation {
     pub fn with_trusted_program(
         mut self,
         agent: &AgentDecl,
-        fs: &dyn crate::eligibility::FsProbe,
+        fs: &dyn crate::filesystem::FsProbe,
         shell: Shell,
     ) -> Result<Invocation, BuildError> {
         let Some(first) = self.argv.first() else {

@@ -64,6 +64,7 @@ pub mod claim;
 pub mod codex_config;
 pub mod eligibility;
 pub mod exit_hint;
+pub mod filesystem;
 pub mod flag;
 pub mod gate;
 pub mod hook;
@@ -89,7 +90,8 @@ mod arbitrary_impl;
 pub use agent_kind::AgentKind;
 pub use capture::{Capture, Change, DetachKind, IdSource, Observation, PaneContext};
 pub use catalog::{AgentDecl, Catalog, CatalogError};
-pub use eligibility::{plan, FsProbe, MemoFs, PanePlan, PlanInput, Reason, SessionProbe, Verdict};
+pub use eligibility::{plan, PanePlan, PlanInput, Reason, SessionProbe, Verdict};
+pub use filesystem::{FsProbe, MemoFs};
 pub use flag::{detect, extract, extract_words, ExtractError, Extraction, RecordedFlag};
 pub use gate::{gate, Gate, GateSource};
 pub use invocation::{

@@ -22,34 +22,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::catalog::AgentDecl;
-use crate::eligibility::FsProbe;
+use crate::filesystem::FsProbe;
+pub use crate::filesystem::{FileFacts, FileKind};
 use crate::shape::is_program_path;
-
-/// What a path is, as `lstat` says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    /// A regular file.
-    Regular,
-    /// A directory.
-    Directory,
-    /// A symbolic link.
-    Symlink,
-    /// A FIFO, device or socket.
-    Other,
-}
-
-/// What the program-path decision needs to know of one path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileFacts {
-    /// Its type (links not followed).
-    pub kind: FileKind,
-    /// Its permission bits (`0o7777`).
-    pub mode: u32,
-    /// Its owner.
-    pub uid: u32,
-    /// On a pseudo filesystem (proc, sysfs, …).
-    pub pseudo: bool,
-}
 
 /// Why a recorded program path is not replayed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -63,10 +63,10 @@ mod error;
 mod load;
 mod lock;
 pub mod migrate;
-mod schema;
 mod noted;
 mod open;
 mod row;
+mod schema;
 mod writer;
 
 pub use arm::{Armed, Ticket};

@@ -56,7 +56,6 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32, Open
     Ok(target)
 }
 
-
 /// The `user_version` of the database at `path` (created empty when
 /// missing, so a fresh path is version 0).
 pub fn version_at(path: &Path) -> Result<u32, OpenError> {

@@ -53,6 +53,7 @@
 #[cfg(feature = "sqlite")]
 pub mod capture;
 pub mod fs;
+pub mod host;
 pub mod paths;
 #[cfg(feature = "sqlite")]
 pub mod restore;

@@ -120,7 +120,7 @@ struct Events(Vec<Event>);
 
 impl TelemetrySink for Events {
     fn emit(&mut self, event: &Event) {
-        self.0.push(event.clone());
+        self.0.push(*event);
     }
 }
 

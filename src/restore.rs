@@ -10,7 +10,7 @@ use agent_resume_discover::file::{self, Kind};
 use anyhow::{Context, Result};
 
 pub use agent_resume_engine::fs::RealFs;
-pub use agent_resume_engine::restore::{arm_and_report, decide, Decided, Tickets};
+pub use agent_resume_engine::restore::{arm_and_report, decide, Decided};
 
 /// The largest layout file read.
 const MAX_LAYOUT: u64 = 16 << 20;

@@ -233,7 +233,7 @@ fn with_tmux(tour: &mut Tour, o: &Overrides) -> Result<()> {
     }
 
     println!("\n== 3. agent-resume tmux restore --recreate ==");
-    let restored = restore_server(&tmux, true, false, o)?;
+    let restored = restore_server(tmux.clone(), true, false, o)?;
     print_plan(&restored.plans, &restored.places)?;
     show_resumed(&dir, &restored.plans, Duration::from_secs(20), "pane", "%")?;
     print_telemetry()?;

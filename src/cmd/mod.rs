@@ -42,3 +42,12 @@ pub const EXIT_REFUSED: u8 = 3;
 pub fn listing_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
 }
+
+/// The hosts `status` and `doctor` report on, each through its
+/// `agent_resume_engine::host::Host`: tmux's default server, then kitty.
+pub fn hosts(o: &crate::paths::Overrides) -> Vec<Box<dyn agent_resume_engine::host::Host>> {
+    vec![Box::new(agent_resume_tmux::host::TmuxHost::new(
+        agent_resume_tmux::Tmux::new(agent_resume_tmux::Socket::Default),
+        o.clone(),
+    ))]
+}

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use std::collections::{HashMap, HashSet};
 
-use agent_resume_core::{Layout, PaneId, PanePlan, Verdict};
+use agent_resume_core::{PaneId, PanePlan, Verdict};
 use anyhow::Result;
 use serde::Serialize;
 
@@ -30,80 +30,7 @@ pub struct Args {
     json: bool,
 }
 
-/// Where a pane sits in its host: what the table names it by and sorts it
-/// by.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Position {
-    /// A tmux pane: `session:window.pane`.
-    Tmux {
-        /// The session name.
-        session: String,
-        /// The window index.
-        window: u32,
-        /// The pane index.
-        pane: u32,
-    },
-    /// A pane of a layout file (docs/layout.md): window, tab and pane
-    /// indices, in the file's order.
-    Host {
-        /// The window's index in the layout.
-        window: usize,
-        /// The tab's index in its window.
-        tab: usize,
-        /// The pane's index in its tab.
-        pane: usize,
-    },
-}
-
-impl std::fmt::Display for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Position::Tmux {
-                session,
-                window,
-                pane,
-            } => write!(f, "{}:{window}.{pane}", crate::paths::escape(session)),
-            Position::Host { window, tab, pane } => write!(f, "w{window}.t{tab}.p{pane}"),
-        }
-    }
-}
-
-/// A pane's place in the table: its position, its directory and (tmux) how
-/// it comes back.
-#[derive(Clone, Debug)]
-pub struct Place {
-    /// Where it sits.
-    pub position: Position,
-    /// Its directory, when known.
-    pub cwd: Option<PathBuf>,
-    /// How the host brings it back (`recreate`, `in place`, …); `None` for
-    /// a layout file's panes, which the terminal itself restored.
-    pub comes_back: Option<&'static str>,
-}
-
-/// The places of a layout file's panes.
-pub fn places_of(layout: &Layout) -> HashMap<PaneId, Place> {
-    let mut out = HashMap::with_capacity(layout.panes().count());
-    for (wi, w) in layout.windows.iter().enumerate() {
-        for (ti, t) in w.tabs.iter().enumerate() {
-            for (pi, p) in t.panes.iter().enumerate() {
-                out.insert(
-                    p.id,
-                    Place {
-                        position: Position::Host {
-                            window: wi,
-                            tab: ti,
-                            pane: pi,
-                        },
-                        cwd: p.cwd.clone(),
-                        comes_back: None,
-                    },
-                );
-            }
-        }
-    }
-    out
-}
+pub use agent_resume_engine::host::{places_of, Place, Position};
 
 /// One row of `--json`.
 #[derive(Serialize)]

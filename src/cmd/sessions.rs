@@ -134,13 +134,7 @@ pub fn report_notes(l: &Listing, verbose: bool) {
 
 /// `3m`, `5h`, `2d` — how long ago.
 pub fn age(modified: UnixMillis, now: UnixMillis) -> String {
-    let s = modified.until(now).max(0) / 1000;
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
+    agent_resume_engine::host::age(modified, now)
 }
 
 /// A session as one line for messages: agent, id, directory, name.

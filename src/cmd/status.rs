@@ -1,5 +1,6 @@
 //! `agent-resume status`: the feature flag and where it came from, the
-//! database, its schema version and row counts. Reads only.
+//! database, its schema version and row counts, then each host's own
+//! lines (its saved layouts). Reads only.
 
 use std::process::ExitCode;
 
@@ -70,24 +71,11 @@ pub fn run(_args: Args, o: &Overrides) -> Result<ExitCode> {
         }
         (Err(e), _) | (_, Err(e)) => println!("recordings: unreadable ({})", e.fault),
     }
-    let servers = super::tmux::saved_servers(o);
-    if servers.is_empty() {
-        println!("tmux:       no server saved");
-    } else {
-        let now = crate::when::now();
-        let list: Vec<String> = servers
-            .iter()
-            .map(|(k, at)| format!("{} ({})", paths::escape(k), super::sessions::age(*at, now)))
-            .collect();
-        println!(
-            "tmux:       {} saved: {} (`agent-resume tmux servers`)",
-            if servers.len() == 1 {
-                "server"
-            } else {
-                "servers"
-            },
-            list.join(", ")
-        );
+    // Each host says its own lines.
+    for host in super::hosts(o) {
+        for (label, text) in host.status() {
+            println!("{:<12}{text}", format!("{label}:"));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

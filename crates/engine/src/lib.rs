@@ -1,6 +1,7 @@
 //! The agent-resume feature module a Rust terminal links: the settings and
 //! paths it shares with the CLI, the real filesystem probe, capture into
-//! the store, the restore sequence, the one safe take, and the telemetry
+//! the store, the `Host` trait ([`host`]) and the restore sequence over any
+//! host, the one safe take, and the telemetry
 //! file sink.
 //!
 //! Everything a host *decides* lives here or below (in
@@ -56,6 +57,7 @@ pub mod capture;
 pub mod evidence;
 pub mod fs;
 pub mod hooks;
+pub mod host;
 pub mod paths;
 pub mod process;
 #[cfg(feature = "sqlite")]

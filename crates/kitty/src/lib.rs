@@ -50,6 +50,7 @@
 //! ```
 
 mod command;
+pub mod host;
 mod listing;
 mod model;
 mod reread;

@@ -7,6 +7,7 @@
 //!   config and telemetry paths, and [`TestCommand`]s for the binary under
 //!   test run with exactly that environment (`env_clear` + what is set);
 //! - [`wait_for`]: polling with one patience, never a fixed sleep;
+//! - [`fake`]: a host in memory ([`FakeHost`]) for the conformance suite;
 //! - [`tmux`]: a private tmux server, killed and waited for on drop;
 //! - [`kitty`]: a real kitty under a private Xvfb display;
 //! - [`shell`]: the case corpus and running built lines through real
@@ -18,6 +19,7 @@
 #![allow(clippy::unwrap_used)] // Test code: a failed unwrap fails the test.
 
 pub mod env;
+pub mod fake;
 pub mod kitty;
 pub mod poll;
 pub mod shell;
@@ -26,6 +28,7 @@ pub mod tmux;
 pub mod tool;
 
 pub use env::{PrivateEnv, TestCommand};
+pub use fake::FakeHost;
 pub use poll::{wait_for, PATIENCE, POLL};
 pub use text::{shown, text, texts, tree};
 pub use tool::require;

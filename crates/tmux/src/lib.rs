@@ -62,6 +62,7 @@
 //! ```
 
 mod command;
+pub mod host;
 mod listing;
 mod literal;
 mod model;

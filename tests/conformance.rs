@@ -1,0 +1,528 @@
+//! One conformance suite for every host: the same restore scenarios run
+//! through the engine's one restore sequence (`restore::run`) against the
+//! fake host, a real tmux server (private socket) and a real kitty under
+//! Xvfb. Each scenario is a function generic over a [`Harness`], which
+//! saves panes in given directories, makes them gone and hands out the
+//! host.
+
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap fails the test.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use agent_resume_core::{
+    AgentKind, Event, Layout, PaneId, PaneSpec, RecordedFlag, Recording, Shell, Tab, TelemetrySink,
+    UnixMillis, Verdict, Window,
+};
+use agent_resume_engine::host::Host;
+use agent_resume_engine::paths::Overrides;
+use agent_resume_engine::restore::{run, Report, RunOptions};
+use agent_resume_store::{Set, Store, Writer};
+use agent_resume_test_support::FakeHost;
+
+/// The agents' homes and the state directory point into one private
+/// directory for the whole test binary (the plan asks the agents' stores;
+/// the real user's must never answer). Each test has its own database and
+/// config through [`Overrides`].
+fn private_homes() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let home = tempfile::tempdir().expect("a home").keep();
+        for var in ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] {
+            std::env::set_var(var, &home);
+        }
+        std::env::remove_var("AGENT_RESUME");
+        std::env::remove_var("AGENT_RESUME_DB");
+        std::env::remove_var("AGENT_RESUME_CONFIG");
+    });
+}
+
+/// One test's world: its directories, database and config.
+struct World {
+    dir: tempfile::TempDir,
+    o: Overrides,
+}
+
+impl World {
+    fn new(enabled: bool) -> World {
+        private_homes();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, format!("enabled = {enabled}\n")).expect("config");
+        let o = Overrides {
+            db: Some(dir.path().join("data/recordings.sqlite3")),
+            config: Some(config),
+        };
+        World { dir, o }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.o.db.clone().expect("a db")
+    }
+
+    /// A fresh directory named `name`, canonical.
+    fn work(&self, name: &str) -> PathBuf {
+        let p = self.dir.path().join("work").join(name);
+        std::fs::create_dir_all(&p).expect("mkdir");
+        p.canonicalize().expect("canonical")
+    }
+
+    fn record(&self, pane: PaneId, rec: Recording) {
+        let mut w = Writer::new(Store::open(&self.db()).expect("opens"));
+        w.send(Set::save(pane, rec));
+        w.flush().expect("saves");
+    }
+}
+
+const ID_A: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+const ID_B: &str = "0b5c2a38-6d3e-4c0a-9f6e-7a1d2b3c4d5e";
+const HOUR: i64 = 3_600_000;
+
+fn now() -> UnixMillis {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis();
+    UnixMillis(i64::try_from(ms).expect("fits"))
+}
+
+fn claude(id: &str, cwd: &Path, age: i64, flags: Vec<RecordedFlag>) -> Recording {
+    Recording {
+        agent: AgentKind::Claude,
+        session_id: id.into(),
+        flags,
+        program: None,
+        cwd: cwd.into(),
+        observed_at: UnixMillis(now().0 - age),
+        config_home: None,
+        dir: None,
+    }
+}
+
+/// A host under test, set up the way each host is: saved, then its panes
+/// gone (the host's restart).
+trait Harness {
+    /// Saves one pane in each of `dirs` (in order), then makes them gone;
+    /// returns their ids in the same order.
+    fn saved(&mut self, w: &World, dirs: &[&Path]) -> Vec<PaneId>;
+    /// Marks the saved pane `i` as holding input / a queued command; false
+    /// where the host cannot report either (then the scenario skips it).
+    fn busy(&mut self, i: usize, input: bool, queued: bool) -> bool;
+    /// The host.
+    fn host(&mut self, w: &World) -> Box<dyn Host + '_>;
+    /// How many panes the host has made since `saved`.
+    fn made(&mut self) -> usize;
+}
+
+#[derive(Default)]
+struct Events(Vec<Event>);
+
+impl TelemetrySink for Events {
+    fn emit(&mut self, event: &Event) {
+        self.0.push(*event);
+    }
+}
+
+fn restore(h: &mut dyn Harness, w: &World, dry_run: bool) -> (Report, Vec<Event>) {
+    let mut events = Events::default();
+    let opts = RunOptions {
+        recreate: !dry_run,
+        dry_run,
+        now: now(),
+        program: "agent-resume".into(),
+    };
+    let mut host = h.host(w);
+    let report = run(host.as_mut(), &w.o, &opts, &mut events, &mut |_| {}).expect("runs");
+    (report, events.0)
+}
+
+fn verdict(r: &Report, pane: PaneId) -> Result<bool, &'static str> {
+    let p = r.plans.iter().find(|p| p.pane == pane).expect("planned");
+    match &p.verdict {
+        Verdict::Resume(inv) => Ok(inv.posture_carried),
+        Verdict::Skip(why) => Err(why.as_str()),
+    }
+}
+
+// ---- the scenarios ----
+
+/// Two panes claim one session id: exactly one resumes (the one the plan
+/// ranks first), the other is `duplicate_claim_lost`.
+fn two_panes_claiming_one_id_resume_once(h: &mut dyn Harness) {
+    let w = World::new(true);
+    let (a, b) = (w.work("a"), w.work("b"));
+    let ids = h.saved(&w, &[&a, &b]);
+    w.record(ids[0], claude(ID_A, &a, HOUR, Vec::new()));
+    w.record(ids[1], claude(ID_A, &b, 0, Vec::new()));
+    let (r, events) = restore(h, &w, false);
+    let verdicts = [verdict(&r, ids[0]), verdict(&r, ids[1])];
+    assert_eq!(
+        verdicts.iter().filter(|v| v.is_ok()).count(),
+        1,
+        "{verdicts:?}"
+    );
+    assert!(
+        verdicts.contains(&Err("duplicate_claim_lost")),
+        "{verdicts:?}"
+    );
+    assert_eq!(events.len(), 1, "one event, for the loser");
+}
+
+/// Every skip reason a host can produce comes back typed, with one event
+/// per pane that had a recording and none for the pane without one.
+fn every_skip_reason_is_typed(h: &mut dyn Harness) {
+    let w = World::new(true);
+    let dirs: Vec<PathBuf> = ["none", "gone", "moved", "badid", "input", "queued"]
+        .iter()
+        .map(|n| w.work(n))
+        .collect();
+    let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let ids = h.saved(&w, &refs);
+    std::fs::remove_dir(&dirs[1]).expect("rmdir");
+    w.record(ids[1], claude(ID_A, &dirs[1], 0, Vec::new()));
+    w.record(ids[2], claude(ID_B, &dirs[0], 0, Vec::new()));
+    w.record(ids[3], claude("not an id; rm -rf", &dirs[3], 0, Vec::new()));
+    let busy = h.busy(4, true, false) && h.busy(5, false, true);
+    if busy {
+        w.record(
+            ids[4],
+            claude(
+                "11111111-2222-4333-8444-555555555555",
+                &dirs[4],
+                0,
+                Vec::new(),
+            ),
+        );
+        w.record(
+            ids[5],
+            claude(
+                "66666666-7777-4888-9999-aaaaaaaaaaaa",
+                &dirs[5],
+                0,
+                Vec::new(),
+            ),
+        );
+    }
+    let (r, events) = restore(h, &w, false);
+    assert_eq!(verdict(&r, ids[0]), Err("no_recording"));
+    assert_eq!(verdict(&r, ids[1]), Err("directory_gone"));
+    assert_eq!(verdict(&r, ids[2]), Err("directory_mismatch"));
+    // An id that fails its shape does not read back as a recording.
+    assert_eq!(verdict(&r, ids[3]), Err("recording_unreadable"));
+    let mut expected = 3;
+    if busy {
+        assert_eq!(verdict(&r, ids[4]), Err("pane_has_input"));
+        assert_eq!(verdict(&r, ids[5]), Err("queued_command"));
+        expected += 2;
+    }
+    assert_eq!(
+        events.len(),
+        expected,
+        "one event per pane with a recording"
+    );
+    assert_eq!(r.armed, 0);
+}
+
+/// A resumable pane is armed once and taken once.
+fn a_resumed_pane_is_taken_exactly_once(h: &mut dyn Harness) {
+    let w = World::new(true);
+    let a = w.work("a");
+    let ids = h.saved(&w, &[&a]);
+    w.record(ids[0], claude(ID_A, &a, 0, Vec::new()));
+    let (r, _) = restore(h, &w, false);
+    assert_eq!(verdict(&r, ids[0]), Ok(false));
+    assert_eq!(r.armed, 1);
+    assert_eq!(h.made(), 1, "the gone pane was made");
+    let store = Store::open(&w.db()).expect("opens");
+    let first = store.take(ids[0]).expect("takes");
+    assert_eq!(first.map(|a| a.session_id), Some(ID_A.to_owned()));
+    assert!(store.take(ids[0]).expect("takes").is_none(), "taken once");
+}
+
+/// Posture flags ride along only inside the window; past it the pane
+/// still resumes, without them.
+fn posture_rides_along_only_inside_the_window(h: &mut dyn Harness) {
+    let w = World::new(true);
+    let (a, b) = (w.work("a"), w.work("b"));
+    let ids = h.saved(&w, &[&a, &b]);
+    let posture = || vec![RecordedFlag::switch("--dangerously-skip-permissions")];
+    w.record(ids[0], claude(ID_A, &a, HOUR, posture()));
+    w.record(ids[1], claude(ID_B, &b, 13 * HOUR, posture()));
+    let (r, _) = restore(h, &w, true);
+    assert_eq!(verdict(&r, ids[0]), Ok(true), "fresh: posture carried");
+    assert_eq!(verdict(&r, ids[1]), Ok(false), "stale: resumed without it");
+}
+
+/// With the flag off: nothing planned, armed, swept, reported or made,
+/// and the database is not touched.
+fn with_the_flag_off_nothing_happens(h: &mut dyn Harness) {
+    let w = World::new(false);
+    let a = w.work("a");
+    let ids = h.saved(&w, &[&a]);
+    w.record(ids[0], claude(ID_A, &a, 0, Vec::new()));
+    let listing = |dir: &Path| -> Vec<(PathBuf, u64)> {
+        let mut out: Vec<_> = std::fs::read_dir(dir)
+            .expect("lists")
+            .map(|e| {
+                let e = e.expect("entry");
+                (e.path(), e.metadata().expect("meta").len())
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let data = w.db().parent().expect("a parent").to_path_buf();
+    let before = (listing(&data), std::fs::read(w.db()).expect("reads"));
+    let (r, events) = restore(h, &w, false);
+    assert!(!r.gate.enabled);
+    assert!(r.plans.is_empty() && events.is_empty() && r.armed == 0);
+    assert_eq!(h.made(), 0, "nothing made");
+    let after = (listing(&data), std::fs::read(w.db()).expect("reads"));
+    assert_eq!(before, after, "no file written, nothing swept");
+    assert_eq!(
+        Store::open(&w.db())
+            .expect("opens")
+            .load()
+            .expect("loads")
+            .rows
+            .len(),
+        1
+    );
+}
+
+// ---- the fake host ----
+
+struct Fake(Option<FakeHost>);
+
+impl Harness for Fake {
+    fn saved(&mut self, _: &World, dirs: &[&Path]) -> Vec<PaneId> {
+        let panes: Vec<PaneSpec> = dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| PaneSpec {
+                id: PaneId::from_bytes([u8::try_from(i + 1).expect("few"); 16]),
+                cwd: Some(d.to_path_buf()),
+                shared_viewer: false,
+                shell: Some(Shell::Bash),
+                has_input: false,
+                queued_command: false,
+            })
+            .collect();
+        let ids = panes.iter().map(|p| p.id).collect();
+        self.0 = Some(FakeHost::new(Layout {
+            startup: true,
+            windows: vec![Window {
+                landing: true,
+                visible: true,
+                active_tab: 0,
+                tabs: vec![Tab {
+                    focused_pane: None,
+                    panes,
+                }],
+            }],
+        }));
+        ids
+    }
+
+    fn busy(&mut self, i: usize, input: bool, queued: bool) -> bool {
+        let host = self.0.as_mut().expect("saved");
+        let p = &mut host.saved.windows[0].tabs[0].panes[i];
+        p.has_input = input;
+        p.queued_command = queued;
+        true
+    }
+
+    fn host(&mut self, _: &World) -> Box<dyn Host + '_> {
+        Box::new(Borrowed(self.0.as_mut().expect("saved")))
+    }
+
+    fn made(&mut self) -> usize {
+        self.0.as_ref().map_or(0, |h| h.created.len())
+    }
+}
+
+/// A host lent out for one restore.
+struct Borrowed<'a, H: Host>(&'a mut H);
+
+impl<H: Host> Host for Borrowed<'_, H> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn snapshot(
+        &mut self,
+    ) -> Result<agent_resume_engine::host::Live, agent_resume_engine::host::HostError> {
+        self.0.snapshot()
+    }
+    fn restore_model(
+        &mut self,
+        recreate: bool,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<agent_resume_engine::host::Model, agent_resume_engine::host::HostError> {
+        self.0.restore_model(recreate, say)
+    }
+    fn recreate(
+        &mut self,
+        model: &agent_resume_engine::host::Model,
+        keys: &std::collections::BTreeMap<PaneId, agent_resume_core::TakeKey>,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<agent_resume_engine::host::Recreated, agent_resume_engine::host::HostError> {
+        self.0.recreate(model, keys, say)
+    }
+    fn dispatch(
+        &mut self,
+        pane: PaneId,
+        line: &str,
+    ) -> Result<agent_resume_engine::host::Dispatched, agent_resume_engine::host::HostError> {
+        self.0.dispatch(pane, line)
+    }
+}
+
+// ---- real tmux ----
+
+/// A private tmux server: panes are saved in session `c`, which is then
+/// killed (the anchor session keeps the server).
+struct RealTmux {
+    server: agent_resume_test_support::tmux::Tmux,
+}
+
+impl RealTmux {
+    fn new() -> RealTmux {
+        let server = agent_resume_test_support::tmux::Tmux::start();
+        server.ok(&["set-option", "-g", "default-shell", "/bin/sh"]);
+        RealTmux { server }
+    }
+
+    fn client(&self) -> agent_resume_tmux::Tmux {
+        let dir = std::fs::read_dir(self.server.tmpdir())
+            .expect("lists")
+            .map(|e| e.expect("entry").path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("tmux-"))
+            })
+            .expect("tmux's socket directory");
+        agent_resume_tmux::Tmux::new(agent_resume_tmux::Socket::Path(
+            dir.join(self.server.socket()),
+        ))
+    }
+
+    fn sessions(&self) -> HashSet<String> {
+        self.server
+            .ok(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Harness for RealTmux {
+    fn saved(&mut self, w: &World, dirs: &[&Path]) -> Vec<PaneId> {
+        let sleep = agent_resume_test_support::require("sleep");
+        let sleep = sleep.to_string_lossy();
+        for (i, d) in dirs.iter().enumerate() {
+            let d = d.to_string_lossy();
+            if i == 0 {
+                self.server.ok(&[
+                    "new-session",
+                    "-d",
+                    "-s",
+                    "c",
+                    "-x",
+                    "200",
+                    "-y",
+                    "80",
+                    "-c",
+                    &d,
+                    "--",
+                    &sleep,
+                    "100000",
+                ]);
+            } else {
+                self.server.ok(&[
+                    "split-window",
+                    "-t",
+                    "c:0",
+                    "-c",
+                    &d,
+                    "--",
+                    &sleep,
+                    "100000",
+                ]);
+                self.server.ok(&["select-layout", "-t", "c:0", "tiled"]);
+            }
+        }
+        let client = self.client();
+        agent_resume_tmux::host::save_server(&client, &w.o, None).expect("saves");
+        let mut live: Vec<_> = client
+            .list_panes()
+            .expect("lists")
+            .into_iter()
+            .filter(|p| p.session == "c")
+            .collect();
+        live.sort_by_key(|p| p.pane_index);
+        let ids: Vec<PaneId> = live.iter().map(|p| p.stable_id.expect("an id")).collect();
+        assert_eq!(ids.len(), dirs.len());
+        self.server.ok(&["kill-session", "-t", "c"]);
+        ids
+    }
+
+    fn busy(&mut self, _: usize, _: bool, _: bool) -> bool {
+        // A recreated tmux pane starts with an empty prompt; typing into a
+        // pane that holds input is refused at dispatch, not planned.
+        false
+    }
+
+    fn host(&mut self, w: &World) -> Box<dyn Host + '_> {
+        Box::new(agent_resume_tmux::host::TmuxHost::new(
+            self.client(),
+            w.o.clone(),
+        ))
+    }
+
+    fn made(&mut self) -> usize {
+        if !self.sessions().contains("c") {
+            return 0;
+        }
+        self.server
+            .ok(&["list-panes", "-t", "c", "-F", "#{pane_id}"])
+            .lines()
+            .count()
+    }
+}
+
+macro_rules! conformance {
+    ($host:ident, $make:expr) => {
+        mod $host {
+            use super::*;
+
+            #[test]
+            fn two_panes_claiming_one_id_resume_once() {
+                super::two_panes_claiming_one_id_resume_once(&mut $make);
+            }
+
+            #[test]
+            fn every_skip_reason_is_typed() {
+                super::every_skip_reason_is_typed(&mut $make);
+            }
+
+            #[test]
+            fn a_resumed_pane_is_taken_exactly_once() {
+                super::a_resumed_pane_is_taken_exactly_once(&mut $make);
+            }
+
+            #[test]
+            fn posture_rides_along_only_inside_the_window() {
+                super::posture_rides_along_only_inside_the_window(&mut $make);
+            }
+
+            #[test]
+            fn with_the_flag_off_nothing_happens() {
+                super::with_the_flag_off_nothing_happens(&mut $make);
+            }
+        }
+    };
+}
+
+conformance!(fake, Fake(None));
+conformance!(tmux, RealTmux::new());

@@ -39,7 +39,8 @@ fn module_of(src: &Path, file: &Path) -> String {
 
 /// The text before the unit tests: what the module is, not how it is tested.
 fn code(text: &str) -> &str {
-    text.find("#[cfg(test)]\nmod tests").map_or(text, |i| &text[..i])
+    text.find("#[cfg(test)]\nmod tests")
+        .map_or(text, |i| &text[..i])
 }
 
 /// The modules of the crate at `src` that `text` (the module `me`) names
@@ -163,7 +164,11 @@ fn roots() -> Vec<PathBuf> {
 fn no_crate_has_a_cycle_between_its_modules() {
     for src in roots() {
         if let Some(c) = cycle(&graph(&src)) {
-            panic!("{}: modules import each other: {}", src.display(), c.join(" -> "));
+            panic!(
+                "{}: modules import each other: {}",
+                src.display(),
+                c.join(" -> ")
+            );
         }
     }
 }
@@ -173,7 +178,10 @@ fn the_cycle_check_sees_a_loop_through_crate_and_super_paths() {
     let modules: BTreeSet<String> = ["a", "b", "cmd::x", "cmd::y"].map(String::from).into();
     let mut edges = BTreeMap::new();
     edges.insert("a".to_owned(), imports("a", "use crate::{b, c};", &modules));
-    edges.insert("b".to_owned(), imports("b", "fn f() { crate::a::g() }", &modules));
+    edges.insert(
+        "b".to_owned(),
+        imports("b", "fn f() { crate::a::g() }", &modules),
+    );
     assert_eq!(
         cycle(&edges),
         Some(vec!["a".to_owned(), "b".to_owned(), "a".to_owned()])

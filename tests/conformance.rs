@@ -133,7 +133,14 @@ fn restore(h: &mut dyn Harness, w: &World, dry_run: bool) -> (Report, Vec<Event>
         program: "agent-resume".into(),
     };
     let mut host = h.host(w);
-    let report = run(host.as_mut(), &w.o, &opts, &mut events, &mut |_| {}).expect("runs");
+    let report = run(
+        host.as_mut(),
+        &w.o,
+        &opts,
+        agent_resume_engine::restore::Telemetry::Sink(&mut events),
+        &mut |_| {},
+    )
+    .expect("runs");
     (report, events.0)
 }
 

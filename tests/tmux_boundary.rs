@@ -590,3 +590,60 @@ fn typed_text_ending_in_a_semicolon_reaches_the_pane_whole() {
         s.lines().filter(|l| *l == "echo a#{pane_id};b\\;").count() == 2
     });
 }
+
+/// A saved layout that is not a snapshot (another build's, or planted)
+/// recreates nothing and says why, with the parser's own reason.
+#[test]
+fn a_saved_layout_that_does_not_parse_recreates_nothing_and_names_the_parse_error() {
+    let server = Server::start();
+    let root = scratch();
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let db = home.join(".local/share/agent-resume/recordings.sqlite3");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    Store::open(&db)
+        .unwrap()
+        .save_host_layout(
+            &format!("tmux:{}", server.socket()),
+            "{\"sessions\": 7}",
+            UnixMillis(1),
+        )
+        .unwrap();
+    let before = server.ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
+    let out = agent_resume(
+        &server,
+        &home,
+        &["tmux", "restore", "-L", server.socket(), "--recreate"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the saved tmux layout does not parse: invalid type"),
+        "{stderr}"
+    );
+    assert_eq!(server.ok(&["list-panes", "-a", "-F", "#{pane_id}"]), before);
+}
+
+/// A restore that finds nothing saved reports nothing, so it needs no state
+/// directory for telemetry: with only a data directory it says what it
+/// found and succeeds.
+#[test]
+fn a_restore_with_nothing_saved_needs_no_telemetry_directory() {
+    let server = Server::start();
+    let root = scratch();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
+        .args(["tmux", "restore", "-L", server.socket()])
+        .env_clear()
+        .env("XDG_DATA_HOME", root.path().join("data"))
+        .env("XDG_CONFIG_HOME", root.path().join("config"))
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("AGENT_RESUME", "1")
+        .env("TMUX_TMPDIR", server.tmpdir())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("no saved layout"), "{stdout}");
+}

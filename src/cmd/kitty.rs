@@ -29,7 +29,6 @@ use agent_resume_kitty::Snapshot;
 use anyhow::Result;
 
 use crate::paths::{self, Overrides};
-use crate::telemetry_file::{self, FileSink};
 use crate::{config, when};
 
 #[derive(clap::Args)]
@@ -138,19 +137,13 @@ fn session(args: &SessionArgs, o: &Overrides) -> Result<ExitCode> {
 /// nothing to restore: kitty then starts one plain shell).
 pub fn write_session(output: &Path, dry_run: bool, o: &Overrides) -> Result<Report> {
     let mut host = KittyHost::new(o.clone(), output.to_path_buf());
-    // A dry run reports nothing: its sink is never written.
-    let mut sink = FileSink::new(if dry_run {
-        PathBuf::new()
-    } else {
-        telemetry_file::path()?
-    });
     let opts = RunOptions {
         recreate: !dry_run,
         dry_run,
         now: when::now(),
         program: this_program(),
     };
-    let report = restore::run(&mut host, o, &opts, &mut sink, &mut |m| {
+    let report = restore::run(&mut host, o, &opts, restore::Telemetry::File, &mut |m| {
         eprintln!("agent-resume: {m}")
     })?;
     if !report.saved && !dry_run {

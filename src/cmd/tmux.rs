@@ -17,7 +17,6 @@ use agent_resume_tmux::{LivePane, Socket, Tmux};
 use anyhow::Result;
 
 use crate::paths::{self, Overrides};
-use crate::telemetry_file::{self, FileSink};
 use crate::{config, when};
 
 pub use agent_resume_tmux::host::server_key;
@@ -201,21 +200,19 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
 /// telemetry in the telemetry file.
 pub fn restore_server(tmux: Tmux, recreate: bool, dry_run: bool, o: &Overrides) -> Result<Report> {
     let mut host = TmuxHost::new(tmux, o.clone());
-    // A dry run reports nothing: its sink is never written.
-    let mut sink = FileSink::new(if dry_run {
-        PathBuf::new()
-    } else {
-        telemetry_file::path()?
-    });
     let opts = RunOptions {
         recreate,
         dry_run,
         now: when::now(),
         program: this_program(),
     };
-    Ok(restore::run(&mut host, o, &opts, &mut sink, &mut |m| {
-        eprintln!("agent-resume: {m}")
-    })?)
+    Ok(restore::run(
+        &mut host,
+        o,
+        &opts,
+        restore::Telemetry::File,
+        &mut |m| eprintln!("agent-resume: {m}"),
+    )?)
 }
 
 /// The one line that says how to attach to a recreated session, every

@@ -279,6 +279,9 @@ pub enum HostError {
     Saved {
         /// The host's name.
         host: &'static str,
+        /// Why it does not parse.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// The host itself failed (its program, its socket, its database);
     /// shown as the cause itself, chain and all.

@@ -227,6 +227,14 @@ pub enum RunError {
     Paths(#[from] NoBase),
 }
 
+/// Where a restore's telemetry goes.
+pub enum Telemetry<'a> {
+    /// The telemetry file the CLI and `agent-resume stats` share.
+    File,
+    /// The host's own sink.
+    Sink(&'a mut dyn TelemetrySink),
+}
+
 /// The restore sequence over any host, written once: the gate, the host's
 /// restore model, the plan (load and sweep), then — unless a dry run —
 /// arming and telemetry before any pane exists, the host's recreate, and
@@ -239,7 +247,7 @@ pub fn run(
     host: &mut dyn Host,
     o: &Overrides,
     opts: &RunOptions,
-    sink: &mut dyn TelemetrySink,
+    telemetry: Telemetry<'_>,
     say: &mut dyn FnMut(&str),
 ) -> Result<Report, RunError> {
     let gate = crate::settings::gate_quiet(o);
@@ -293,6 +301,16 @@ pub fn run(
                 .map(|p| p.pane),
         )
     });
+    // The telemetry file is located only now, once there is something to
+    // report: a restore that stops earlier needs no state directory.
+    let mut file;
+    let sink: &mut dyn TelemetrySink = match telemetry {
+        Telemetry::File => {
+            file = crate::telemetry::FileSink::new(crate::telemetry::path()?);
+            &mut file
+        }
+        Telemetry::Sink(sink) => sink,
+    };
     let armed = arm_and_report(&decided, now, sink, tickets.as_ref());
     let mut attach = None;
     if opts.recreate {

@@ -504,8 +504,10 @@ fn restore_model(
             paths::escape(&key)
         )));
     };
-    let snap: Snapshot =
-        serde_json::from_str(&text).map_err(|_| HostError::Saved { host: "tmux" })?;
+    let snap: Snapshot = serde_json::from_str(&text).map_err(|e| HostError::Saved {
+        host: "tmux",
+        source: Box::new(e),
+    })?;
     let running = tmux.running();
     let live = if running {
         tmux.list_panes().map_err(HostError::other)?

@@ -25,8 +25,8 @@ mod decl;
 mod validate;
 
 pub use decl::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
-    ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PayloadHeadless, PayloadKey,
+    PayloadShape, PostureRule, PromptPlacement, ResumeShape,
 };
 
 /// The catalog shipped in the binary.

@@ -61,7 +61,7 @@ fn project_root(project: &Entry) -> Option<PathBuf> {
 }
 
 /// `session-<time>-<id[..8]>.jsonl`: the id's first 8 characters.
-fn entry(name: &str, is_dir: bool) -> Option<(Option<&str>, Option<String>)> {
+fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
     if is_dir {
         return None;
     }

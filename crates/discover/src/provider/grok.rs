@@ -65,7 +65,7 @@ fn cwd_hint(project: &Entry) -> Option<PathBuf> {
 }
 
 /// A session is a directory named by its id.
-fn entry(name: &str, is_dir: bool) -> Option<(Option<&str>, Option<String>)> {
+fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
     is_dir.then_some((Some(name), None))
 }
 

@@ -174,10 +174,17 @@ pub(crate) struct Projects {
     /// What an entry of a project's directory names (by name, and whether
     /// it is a directory): `None` when it is no session, else the whole id
     /// its name carries and a prefix of the id.
-    pub entry: for<'n> fn(&'n str, bool) -> Option<(Option<&'n str>, Option<String>)>,
+    pub entry: for<'n> fn(&'n str, bool) -> Named<'n>,
     /// The candidates are session directories, opened by path.
     pub by_path: bool,
 }
+
+/// What a project entry names: `None` when it is no session, else the
+/// whole id its name carries and a prefix of the id.
+pub(crate) type Named<'n> = Option<(Option<&'n str>, Option<String>)>;
+
+/// A database's sessions, and the paths of those with a bad id.
+pub(crate) type Listed = Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem>;
 
 /// A session kept as a directory.
 pub(crate) struct SessionDir {
@@ -192,7 +199,7 @@ pub(crate) struct SessionDir {
 /// A store that is a database, read as a whole.
 pub(crate) struct Database {
     /// Every session in it, and the paths of those with a bad id.
-    pub list: fn(&Path, Depth) -> Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem>,
+    pub list: fn(&Path, Depth) -> Listed,
     /// Whether it holds `id`: `None` when it cannot tell.
     pub exists: fn(&Path, &str) -> Option<bool>,
 }
@@ -256,7 +263,7 @@ pub(crate) fn no_cwd_hint(_: &Entry) -> Option<PathBuf> {
 }
 
 /// A project entry that is a `<id>.jsonl` file.
-pub(crate) fn jsonl_entry(name: &str, is_dir: bool) -> Option<(Option<&str>, Option<String>)> {
+pub(crate) fn jsonl_entry(name: &str, is_dir: bool) -> Named<'_> {
     (!is_dir).then(|| (jsonl_stem(name), None))
 }
 

@@ -49,6 +49,6 @@ fn file_id(name: &str) -> Option<&str> {
         .map(|(_, id)| id)
 }
 
-fn entry(name: &str, is_dir: bool) -> Option<(Option<&str>, Option<String>)> {
+fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
     (!is_dir).then(|| (file_id(name), None))
 }

@@ -11,6 +11,12 @@
 //! id that process shows (argv, pid registry, open files, correlation): the
 //! zero-config capture of `tmux save` and `capture scan`.
 //!
+//! What differs from agent to agent (where its store is and how it is laid
+//! out, what its records say, its own resumability rule, its npm package,
+//! pid registry and hook file) lives in one module per agent under
+//! [`provider`], and [`provider()`] is the one place that maps an agent to
+//! it.
+//!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
 //! never writes (OpenCode's database is opened read-only). It reads no
 //! environment: the caller resolves [`Homes`] once.

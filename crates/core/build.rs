@@ -25,8 +25,8 @@ mod decl;
 mod validate;
 
 use decl::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
-    ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PayloadHeadless, PayloadKey,
+    PayloadShape, PostureRule, PromptPlacement, ResumeShape,
 };
 use shape::{Segment, Shape};
 
@@ -244,6 +244,33 @@ fn headless(h: &HeadlessShape) -> String {
     )
 }
 
+fn payload(p: &PayloadShape) -> String {
+    match p {
+        PayloadShape::Fields { ids, headless } => {
+            let ids: Vec<&str> = ids
+                .iter()
+                .map(|k| match k {
+                    PayloadKey::SessionId => "PayloadKey::SessionId",
+                    PayloadKey::SessionIdCamel => "PayloadKey::SessionIdCamel",
+                    PayloadKey::ConversationId => "PayloadKey::ConversationId",
+                })
+                .collect();
+            let headless = match headless {
+                PayloadHeadless::TypedWithoutEvent => "TypedWithoutEvent",
+                PayloadHeadless::WithoutEvent => "WithoutEvent",
+                PayloadHeadless::Never => "Never",
+            };
+            format!(
+                "PayloadShape::Fields {{ ids: vec![{}], headless: PayloadHeadless::{headless} }}",
+                ids.join(", ")
+            )
+        }
+        PayloadShape::Codex => "PayloadShape::Codex".to_owned(),
+        PayloadShape::Opencode => "PayloadShape::Opencode".to_owned(),
+        PayloadShape::Pi => "PayloadShape::Pi".to_owned(),
+    }
+}
+
 fn flag(f: &FlagDecl) -> String {
     let arity = match f.arity {
         Arity::Switch => "Switch",
@@ -281,6 +308,7 @@ fn agent(a: &AgentDecl) -> String {
     field("verified_versions", strings(&a.verified_versions));
     field("id_shape_name", string(&a.id_shape_name));
     field("id_shape", shape(&a.id_shape));
+    field("payload", payload(&a.payload));
     field("config_env", strings(&a.config_env));
     field("resume", resume(&a.resume));
     field("headless", option(a.headless.as_ref().map(headless)));

@@ -25,8 +25,8 @@ mod decl;
 mod validate;
 
 pub use decl::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
-    ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PayloadHeadless, PayloadKey,
+    PayloadShape, PostureRule, PromptPlacement, ResumeShape,
 };
 
 /// The catalog shipped in the binary.
@@ -184,6 +184,36 @@ mod tests {
             "display = \"Claude Code\"\nsurprise = 1",
         );
         assert!(matches!(Catalog::load(&text), Err(CatalogError::Parse(_))));
+    }
+
+    #[test]
+    fn a_payload_is_keys_and_a_headless_rule_or_a_known_format() {
+        let claude = "payload = { ids = [\"session_id\"], headless = \"typed_without_event\" }";
+        for bad in [
+            "payload = { format = \"claude\" }",
+            "payload = { ids = [], headless = \"never\" }",
+            "payload = { ids = [\"session_id\", \"session_id\"], headless = \"never\" }",
+            "payload = { ids = [\"session_id\"] }",
+            "payload = { ids = [\"session_id\"], headless = \"never\", format = \"pi\" }",
+        ] {
+            assert!(
+                matches!(
+                    Catalog::load(&edited(claude, bad)),
+                    Err(CatalogError::Rule { agent: 0, .. })
+                ),
+                "{bad}"
+            );
+        }
+        let text = edited(
+            claude,
+            "payload = { ids = [\"thread_id\"], headless = \"never\" }",
+        );
+        assert!(matches!(Catalog::load(&text), Err(CatalogError::Parse(_))));
+        let text = edited(claude, "");
+        assert!(matches!(Catalog::load(&text), Err(CatalogError::Parse(_))));
+        let text = edited(claude, "payload = { format = \"pi\" }");
+        let c = Catalog::load(&text).expect("a known format loads");
+        assert_eq!(c.agent(AgentKind::Claude).payload, PayloadShape::Pi);
     }
 
     #[test]

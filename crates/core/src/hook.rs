@@ -1,7 +1,10 @@
 //! Native signals: each agent's own hook, notify and headless-output
 //! payloads, parsed for the session id the agent itself reported.
 //!
-//! One parser per agent family, fed by fixtures shaped as the agents
+//! Where each agent puts the id is catalog data (`payload` in
+//! `agents.toml`): the keys to read and which payloads are headless output,
+//! or the name of a payload family parsed here by its own code (Codex,
+//! OpenCode, Pi). One parser per family, fed by fixtures shaped as the agents
 //! document them (`docs/capture.md`). Payloads are untrusted: over the size
 //! cap, malformed, without an id, or with an id failing the agent's shape,
 //! they are refused with a typed error and nothing is written. Only the id,
@@ -15,7 +18,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, PayloadHeadless, PayloadKey, PayloadShape};
 use crate::AgentKind;
 
 /// The largest payload read (Claude's tool events can carry large outputs;
@@ -140,32 +143,37 @@ pub fn parse(agent: AgentKind, payload: &[u8]) -> Result<Reported, PayloadError>
     if payload.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty);
     }
-    let raw: Raw<'_> = serde_json::from_slice(payload).map_err(|_| PayloadError::Malformed)?;
-    let kind = raw.kind.as_deref();
+    let mut raw: Raw<'_> = serde_json::from_slice(payload).map_err(|_| PayloadError::Malformed)?;
+    let kind = raw.kind.take();
+    let kind = kind.as_deref();
     let hook_name = raw
         .hook_event_name
-        .as_deref()
-        .or(raw.hook_event_name_camel.as_deref());
+        .take()
+        .or(raw.hook_event_name_camel.take());
+    let hook_name = hook_name.as_deref();
     let mut cwd = absolute(raw.cwd.as_deref());
-    // (id, headless) per agent, from where that agent puts it.
-    let (id, headless): (Text<'_>, bool) = match agent {
-        AgentKind::Claude
-        | AgentKind::Qwen
-        | AgentKind::Droid
-        | AgentKind::Gemini
-        | AgentKind::Amp
-        | AgentKind::Cursor => {
+    let decl = Catalog::embedded().agent(agent);
+    // (id, headless), from where the catalog says this agent puts it.
+    let (id, headless): (Text<'_>, bool) = match &decl.payload {
+        PayloadShape::Fields { ids, headless } => {
+            let mut id = None;
+            for key in ids {
+                id = id.or(match key {
+                    PayloadKey::SessionId => raw.session_id.take(),
+                    PayloadKey::SessionIdCamel => raw.session_id_camel.take(),
+                    PayloadKey::ConversationId => raw.conversation_id.take(),
+                });
+            }
             // Hooks name their event; print-mode output has a `type`
             // (`result`, `system`, `init`) and no event name.
-            let headless = hook_name.is_none() && kind.is_some();
-            let id = raw.session_id.or(if agent == AgentKind::Cursor {
-                raw.conversation_id
-            } else {
-                None
-            });
+            let headless = match headless {
+                PayloadHeadless::TypedWithoutEvent => hook_name.is_none() && kind.is_some(),
+                PayloadHeadless::WithoutEvent => hook_name.is_none(),
+                PayloadHeadless::Never => false,
+            };
             (id, headless)
         }
-        AgentKind::Codex => match kind {
+        PayloadShape::Codex => match kind {
             Some("agent-turn-complete") => {
                 let headless = raw.client.as_deref().is_some_and(|c| c.contains("exec"));
                 (raw.thread_id_dash, headless)
@@ -173,9 +181,7 @@ pub fn parse(agent: AgentKind, payload: &[u8]) -> Result<Reported, PayloadError>
             Some("thread.started") => (raw.thread_id, true),
             _ => (raw.session_id, false),
         },
-        AgentKind::Grok => (raw.session_id_camel, hook_name.is_none()),
-        AgentKind::Copilot => (raw.session_id_camel.or(raw.session_id), false),
-        AgentKind::Opencode => match (kind, raw.properties) {
+        PayloadShape::Opencode => match (kind, raw.properties) {
             (
                 Some("session.created" | "session.updated"),
                 Some(Props {
@@ -198,15 +204,13 @@ pub fn parse(agent: AgentKind, payload: &[u8]) -> Result<Reported, PayloadError>
             // `run --format json` lines carry a top-level `sessionID`.
             _ => (raw.session_id_upper, true),
         },
-        AgentKind::Pi => match kind {
+        PayloadShape::Pi => match kind {
             Some("session") => (raw.id, true),
             _ => (None, false),
         },
-        AgentKind::Antigravity => (raw.conversation_id.or(raw.session_id), hook_name.is_none()),
-        AgentKind::Kimi => (raw.session_id, hook_name.is_none()),
     };
     let id = id.ok_or(PayloadError::NoSessionId)?;
-    if !Catalog::embedded().agent(agent).id_shape.matches(&id) {
+    if !decl.id_shape.matches(&id) {
         return Err(PayloadError::InvalidSessionId);
     }
     Ok(Reported {

@@ -5,72 +5,79 @@
 //! from a temporary directory. A variable that is unset, empty or relative
 //! is ignored in favour of the agent's default under `HOME`.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::AgentKind;
 
-/// The store root of every agent with a reader. Each field has the meaning
-/// of the agent's own config-home variable, so a recording's config home
-/// (captured from that variable) can stand in for it.
+use crate::provider::{provider, Store};
+
+/// The store root of every agent with a reader, each with the meaning of
+/// the agent's own config-home variable, so a recording's config home
+/// (captured from that variable) can stand in for it. Which variable and
+/// which default is the agent's provider's ([`crate::provider`]):
+/// `$CLAUDE_CONFIG_DIR` (`~/.claude`), `$CODEX_HOME` (`~/.codex`),
+/// `$GEMINI_CLI_HOME` (`~`, the home holding `.gemini/`), `$QWEN_HOME`
+/// (`~/.qwen`), `$GROK_HOME` (`~/.grok`), `$FACTORY_HOME_OVERRIDE` (`~`,
+/// holding `.factory/`), `$PI_CODING_AGENT_DIR` (`~/.pi/agent`),
+/// `$COPILOT_HOME` (`~/.copilot`); OpenCode's is its database,
+/// `$OPENCODE_DB` (absolute, or relative to the data directory), default
+/// `$XDG_DATA_HOME/opencode/opencode.db`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Homes {
-    /// `$CLAUDE_CONFIG_DIR`, default `~/.claude` (`projects/`, `sessions/`).
-    pub claude: Option<PathBuf>,
-    /// `$CODEX_HOME`, default `~/.codex` (`sessions/YYYY/MM/DD/`).
-    pub codex: Option<PathBuf>,
-    /// `$GEMINI_CLI_HOME`, default `~`: the home holding `.gemini/`.
-    pub gemini: Option<PathBuf>,
-    /// `$QWEN_HOME`, default `~/.qwen` (`projects/<slug>/chats/`).
-    pub qwen: Option<PathBuf>,
-    /// `$GROK_HOME`, default `~/.grok` (`sessions/`, `active_sessions.json`).
-    pub grok: Option<PathBuf>,
-    /// `$FACTORY_HOME_OVERRIDE`, default `~`: the home holding `.factory/`.
-    pub droid: Option<PathBuf>,
-    /// `$PI_CODING_AGENT_DIR`, default `~/.pi/agent` (`sessions/`).
-    pub pi: Option<PathBuf>,
-    /// `$COPILOT_HOME`, default `~/.copilot` (`session-state/`).
-    pub copilot: Option<PathBuf>,
-    /// OpenCode's database: `$OPENCODE_DB` (absolute, or relative to the
-    /// data directory), default `$XDG_DATA_HOME/opencode/opencode.db`.
-    pub opencode_db: Option<PathBuf>,
+    roots: BTreeMap<AgentKind, PathBuf>,
 }
 
 fn absolute(v: Option<OsString>) -> Option<PathBuf> {
     v.map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
+/// The environment a provider resolves its agent's root from.
+pub(crate) struct HomeEnv<'a> {
+    env: &'a dyn Fn(&str) -> Option<OsString>,
+    home: Option<PathBuf>,
+}
+
+impl HomeEnv<'_> {
+    /// The variable's raw value.
+    pub(crate) fn var(&self, name: &str) -> Option<OsString> {
+        (self.env)(name)
+    }
+
+    /// The variable, when set to an absolute path.
+    pub(crate) fn absolute(&self, name: &str) -> Option<PathBuf> {
+        absolute((self.env)(name))
+    }
+
+    /// The variable when absolute, else `default`.
+    pub(crate) fn var_or(&self, name: &str, default: Option<PathBuf>) -> Option<PathBuf> {
+        self.absolute(name).or(default)
+    }
+
+    /// `$HOME`, when absolute.
+    pub(crate) fn home(&self) -> Option<PathBuf> {
+        self.home.clone()
+    }
+
+    /// `rel` under `$HOME`.
+    pub(crate) fn under(&self, rel: &str) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(rel))
+    }
+}
+
 impl Homes {
     /// Resolves every root from `env` (the CLI passes `std::env::var_os`).
     pub fn from_env(env: &dyn Fn(&str) -> Option<OsString>) -> Homes {
-        let home = absolute(env("HOME"));
-        let var_or = |var: &str, default: Option<PathBuf>| absolute(env(var)).or(default);
-        let under = |rel: &str| home.as_ref().map(|h| h.join(rel));
-        let data = absolute(env("XDG_DATA_HOME")).or_else(|| under(".local/share"));
-        let opencode_dir = data.map(|d| d.join("opencode"));
-        let opencode_db = match env("OPENCODE_DB").filter(|v| !v.is_empty()) {
-            Some(v) if v == ":memory:" => None,
-            Some(v) => {
-                let p = PathBuf::from(v);
-                if p.is_absolute() {
-                    Some(p)
-                } else {
-                    opencode_dir.map(|d| d.join(p))
-                }
-            }
-            None => opencode_dir.map(|d| d.join("opencode.db")),
+        let e = HomeEnv {
+            env,
+            home: absolute(env("HOME")),
         };
-        Homes {
-            claude: var_or("CLAUDE_CONFIG_DIR", under(".claude")),
-            codex: var_or("CODEX_HOME", under(".codex")),
-            gemini: var_or("GEMINI_CLI_HOME", home.clone()),
-            qwen: var_or("QWEN_HOME", under(".qwen")),
-            grok: var_or("GROK_HOME", under(".grok")),
-            droid: var_or("FACTORY_HOME_OVERRIDE", home.clone()),
-            pi: var_or("PI_CODING_AGENT_DIR", under(".pi/agent")),
-            copilot: var_or("COPILOT_HOME", under(".copilot")),
-            opencode_db,
-        }
+        let roots = AgentKind::VARIANTS
+            .iter()
+            .filter_map(|&k| (provider(k).home)(&e).map(|root| (k, root)))
+            .collect();
+        Homes { roots }
     }
 
     /// Every root under one home directory, as the agents default them.
@@ -80,25 +87,17 @@ impl Homes {
     }
 
     /// The agent's root: `config_home` (a recording's) when given, else the
-    /// resolved one. `None` for agents without a reader.
+    /// resolved one. `None` for agents without a reader. OpenCode's root
+    /// is its database, which no config home moves.
     pub fn root(&self, agent: AgentKind, config_home: Option<&Path>) -> Option<PathBuf> {
-        let resolved = match agent {
-            AgentKind::Claude => &self.claude,
-            AgentKind::Codex => &self.codex,
-            AgentKind::Gemini => &self.gemini,
-            AgentKind::Qwen => &self.qwen,
-            AgentKind::Grok => &self.grok,
-            AgentKind::Droid => &self.droid,
-            AgentKind::Pi => &self.pi,
-            AgentKind::Copilot => &self.copilot,
-            AgentKind::Opencode => return self.opencode_db.clone(),
-            AgentKind::Cursor | AgentKind::Antigravity | AgentKind::Amp | AgentKind::Kimi => {
-                return None
-            }
-        };
-        match config_home {
-            Some(h) if h.is_absolute() => Some(h.to_path_buf()),
-            _ => resolved.clone(),
+        let resolved = self.roots.get(&agent);
+        match provider(agent).store {
+            Store::None => None,
+            Store::Database(_) => resolved.cloned(),
+            Store::Files(_) => match config_home {
+                Some(h) if h.is_absolute() => Some(h.to_path_buf()),
+                _ => resolved.cloned(),
+            },
         }
     }
 }
@@ -130,16 +129,40 @@ mod tests {
             ("COPILOT_HOME", "/cp"),
             ("XDG_DATA_HOME", "/d"),
         ]));
-        assert_eq!(h.claude.as_deref(), Some(Path::new("/c")));
-        assert_eq!(h.codex.as_deref(), Some(Path::new("/h/.codex")));
-        assert_eq!(h.gemini.as_deref(), Some(Path::new("/g")));
-        assert_eq!(h.qwen.as_deref(), Some(Path::new("/h/.qwen")));
-        assert_eq!(h.grok.as_deref(), Some(Path::new("/k")));
-        assert_eq!(h.droid.as_deref(), Some(Path::new("/f")));
-        assert_eq!(h.pi.as_deref(), Some(Path::new("/pi")));
-        assert_eq!(h.copilot.as_deref(), Some(Path::new("/cp")));
         assert_eq!(
-            h.opencode_db.as_deref(),
+            h.root(AgentKind::Claude, None).as_deref(),
+            Some(Path::new("/c"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Codex, None).as_deref(),
+            Some(Path::new("/h/.codex"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Gemini, None).as_deref(),
+            Some(Path::new("/g"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Qwen, None).as_deref(),
+            Some(Path::new("/h/.qwen"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Grok, None).as_deref(),
+            Some(Path::new("/k"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Droid, None).as_deref(),
+            Some(Path::new("/f"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Pi, None).as_deref(),
+            Some(Path::new("/pi"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Copilot, None).as_deref(),
+            Some(Path::new("/cp"))
+        );
+        assert_eq!(
+            h.root(AgentKind::Opencode, None).as_deref(),
             Some(Path::new("/d/opencode/opencode.db"))
         );
     }
@@ -148,14 +171,17 @@ mod tests {
     fn opencode_db_variable_is_absolute_relative_to_the_data_dir_or_memory() {
         let h = Homes::from_env(&env_of(&[("HOME", "/h"), ("OPENCODE_DB", "x.db")]));
         assert_eq!(
-            h.opencode_db.as_deref(),
+            h.root(AgentKind::Opencode, None).as_deref(),
             Some(Path::new("/h/.local/share/opencode/x.db"))
         );
         let h = Homes::from_env(&env_of(&[("HOME", "/h"), ("OPENCODE_DB", ":memory:")]));
-        assert_eq!(h.opencode_db, None);
+        assert_eq!(h.root(AgentKind::Opencode, None), None);
         let h = Homes::from_env(&env_of(&[("OPENCODE_DB", "/o.db")]));
-        assert_eq!(h.opencode_db.as_deref(), Some(Path::new("/o.db")));
-        assert_eq!(h.claude, None, "no HOME, no default");
+        assert_eq!(
+            h.root(AgentKind::Opencode, None).as_deref(),
+            Some(Path::new("/o.db"))
+        );
+        assert_eq!(h.root(AgentKind::Claude, None), None, "no HOME, no default");
     }
 
     #[test]

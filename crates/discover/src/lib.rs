@@ -11,6 +11,12 @@
 //! id that process shows (argv, pid registry, open files, correlation): the
 //! zero-config capture of `tmux save` and `capture scan`.
 //!
+//! What differs from agent to agent (where its store is and how it is laid
+//! out, what its records say, its own resumability rule, its npm package,
+//! pid registry and hook file) lives in one module per agent under
+//! [`provider`], and [`provider()`] is the one place that maps an agent to
+//! it.
+//!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
 //! never writes (OpenCode's database is opened read-only). It reads no
 //! environment: the caller resolves [`Homes`] once.
@@ -54,11 +60,11 @@ pub mod file;
 mod homes;
 pub mod json;
 pub mod lineage;
-mod opencode;
 mod parallel;
 mod parse;
 pub mod probe;
 pub mod process;
+pub mod provider;
 pub mod read;
 pub mod resolve;
 pub mod resumable;
@@ -70,6 +76,9 @@ pub mod text;
 pub use correlate::{correlate, Spawn};
 pub use homes::Homes;
 pub use probe::StoreProbe;
+pub use provider::provider;
+
+use provider::Store;
 pub use read::Depth;
 pub use resolve::{fuzzy_match, resolve_prefix, Resolved};
 
@@ -217,18 +226,7 @@ pub struct Listing {
     pub stats: Stats,
 }
 
-/// The agents with a store reader.
-pub const READABLE: &[AgentKind] = &[
-    AgentKind::Claude,
-    AgentKind::Codex,
-    AgentKind::Gemini,
-    AgentKind::Qwen,
-    AgentKind::Grok,
-    AgentKind::Droid,
-    AgentKind::Pi,
-    AgentKind::Copilot,
-    AgentKind::Opencode,
-];
+pub use provider::READABLE;
 
 /// Lists the sessions of `agents` (every readable agent when empty).
 ///
@@ -315,8 +313,8 @@ fn walk_agent(
             problem,
         });
     };
-    if agent == AgentKind::Opencode {
-        match opencode::list(root, depth) {
+    if let Store::Database(db) = &provider(agent).store {
+        match (db.list)(root, depth) {
             Ok((sessions, bad)) => {
                 w.sessions = sessions;
                 for p in bad {
@@ -402,29 +400,12 @@ pub fn parse_session(
     let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(agent, r));
     acc.finish();
     acc.verdict(&stats)?;
-    let from_name = match agent {
-        AgentKind::Codex => name
-            .strip_suffix(".jsonl")
-            .and_then(|s| s.len().checked_sub(36).and_then(|at| s.get(at..))),
-        AgentKind::Pi => name
-            .strip_suffix(".jsonl")
-            .and_then(|n| n.rsplit_once('_'))
-            .map(|(_, id)| id),
-        AgentKind::Gemini | AgentKind::Opencode => None,
-        AgentKind::Grok | AgentKind::Copilot => Some(name),
-        AgentKind::Claude
-        | AgentKind::Qwen
-        | AgentKind::Droid
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => name.strip_suffix(".jsonl"),
-    };
+    let from_name = (provider(agent).file_id)(name);
     let id = from_name
         .map(str::to_owned)
         .or(acc.header_id.clone())
         .ok_or(Problem::HalfWritten)?;
-    if agent == AgentKind::Opencode || !store::id_ok(agent, &id) {
+    if matches!(provider(agent).store, Store::Database(_)) || !store::id_ok(agent, &id) {
         return Err(Problem::BadId);
     }
     Ok(SessionInfo {
@@ -465,7 +446,7 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
     let real = std::fs::canonicalize(path).map_err(|_| PathError::NotInAStore)?;
     let mut inside = false;
     for &agent in READABLE {
-        if agent == AgentKind::Opencode {
+        if matches!(provider(agent).store, Store::Database(_)) {
             continue;
         }
         let Some(root) = homes.root(agent, None) else {

@@ -8,6 +8,7 @@
 use agent_resume_core::{AgentKind, UnixMillis};
 
 use crate::json::{scan_str, Bodies, Line, Msg, Spans};
+use crate::provider::provider;
 use crate::read::{ReadStats, Rec};
 use crate::text::{clean, MAX_TEXT};
 use crate::Problem;
@@ -30,7 +31,7 @@ pub struct Acc {
     /// The first user text, cleaned.
     pub first_prompt: Option<String>,
     /// Codex: the first user response item, when no user event is seen.
-    fallback_prompt: Option<String>,
+    pub(crate) fallback_prompt: Option<String>,
     /// Codex: the user response items seen while there is neither a first
     /// prompt nor a fallback, not yet read for their text (one after the
     /// other in `deferred`, each ending at its `deferred_ends` entry): a
@@ -42,7 +43,7 @@ pub struct Acc {
     /// User and assistant messages.
     pub messages: u32,
     /// Codex: response-item messages, used when there are no events.
-    item_messages: u32,
+    pub(crate) item_messages: u32,
     /// Records that parsed.
     pub whole: u32,
     /// Whole lines that did not parse.
@@ -55,26 +56,24 @@ pub struct Acc {
     pub prefix_only: bool,
 }
 
-fn data_text(b: Bodies<'_>) -> Option<String> {
-    b.data.0.and_then(|d| prompt_text(&d.content))
-}
-
 /// A record that parsed, with where its body values lie.
 #[derive(Clone, Copy)]
-struct Raw<'r> {
-    raw: &'r [u8],
+pub(crate) struct Raw<'r> {
+    pub(crate) raw: &'r [u8],
     spans: &'r Spans,
 }
 
 impl<'r> Raw<'r> {
     /// The record's message bodies (a second, rarer read, of the body
     /// values alone).
-    fn bodies(self) -> Bodies<'r> {
+    pub(crate) fn bodies(self) -> Bodies<'r> {
         crate::json::bodies(self.raw, self.spans)
     }
 }
 
-fn prompt_text(m: &Msg<'_>) -> Option<String> {
+/// The text the user typed in a message, cleaned; `None` for an injected
+/// wrapper.
+pub(crate) fn prompt_text(m: &Msg<'_>) -> Option<String> {
     let t = m.text.as_deref()?.trim_start();
     // Injected wrappers (`<command-name>`, `<environment_context>`,
     // `<user_instructions>`) are not what the user typed.
@@ -127,19 +126,7 @@ impl Acc {
                     self.cwd = scan_str(b, "cwd");
                 }
                 if self.whole == 0 && self.header_id.is_none() {
-                    let key = match agent {
-                        AgentKind::Gemini => Some("sessionId"),
-                        AgentKind::Codex | AgentKind::Pi | AgentKind::Droid => Some("id"),
-                        AgentKind::Claude
-                        | AgentKind::Qwen
-                        | AgentKind::Grok
-                        | AgentKind::Copilot
-                        | AgentKind::Opencode
-                        | AgentKind::Cursor
-                        | AgentKind::Antigravity
-                        | AgentKind::Amp
-                        | AgentKind::Kimi => None,
-                    };
+                    let key = provider(agent).records.cut_id_key;
                     self.header_id = key.and_then(|k| scan_str(b, k));
                 }
             }
@@ -150,7 +137,7 @@ impl Acc {
     /// directory, the first prompt and (where the header carries it) the id:
     /// later records in the prefix would change nothing shown.
     fn has_enough(&self, agent: AgentKind) -> bool {
-        let needs_header = matches!(agent, AgentKind::Gemini);
+        let needs_header = provider(agent).records.needs_header;
         self.prefix_only
             && self.whole > 0
             && self.cwd.is_some()
@@ -166,142 +153,17 @@ impl Acc {
         if self.cwd.is_none() {
             self.cwd = l.cwd.get().map(str::to_owned);
         }
-        match agent {
-            AgentKind::Claude | AgentKind::Qwen => {
-                match kind {
-                    "summary" => self.summary = l.summary.get().map(str::to_owned),
-                    "custom-title" => {
-                        self.custom_title = l.custom_title.get().map(str::to_owned);
-                    }
-                    "user" | "assistant" if l.is_meta.0 != Some(true) => {
-                        self.messages += 1;
-                        if kind == "user"
-                            && self.first_prompt.is_none()
-                            && l.is_sidechain.0 != Some(true)
-                        {
-                            self.first_prompt = prompt_text(&raw.bodies().message);
-                        }
-                    }
-                    _ => {}
-                }
-                if self.header_id.is_none() {
-                    self.header_id = l.session_id.get().map(str::to_owned);
-                }
-            }
-            AgentKind::Codex => {
-                let Some(p) = &l.payload.0 else { return };
-                match (kind, p.kind.get().unwrap_or("")) {
-                    ("session_meta", _) => {
-                        if self.header_id.is_none() {
-                            self.header_id = p.id.get().map(str::to_owned);
-                        }
-                        if self.cwd.is_none() {
-                            self.cwd = p.cwd.get().map(str::to_owned);
-                        }
-                        if let Some(t) = p.timestamp.0 {
-                            self.started = Some(self.started.map_or(t, |s| s.min(t)));
-                        }
-                    }
-                    ("event_msg", "user_message") => {
-                        self.messages += 1;
-                        if self.first_prompt.is_none() {
-                            self.first_prompt =
-                                raw.bodies().payload.0.and_then(|b| prompt_text(&b.message));
-                        }
-                    }
-                    ("event_msg", "agent_message") => self.messages += 1,
-                    ("response_item", "message") => {
-                        let role = p.role.get();
-                        if matches!(role, Some("user" | "assistant")) {
-                            self.item_messages += 1;
-                        }
-                        if role == Some("user")
-                            && self.fallback_prompt.is_none()
-                            && self.first_prompt.is_none()
-                        {
-                            self.defer(raw.raw);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            AgentKind::Gemini => match kind {
-                "user" => {
-                    self.messages += 1;
-                    if self.first_prompt.is_none() {
-                        let b = raw.bodies();
-                        self.first_prompt =
-                            prompt_text(&b.content).or_else(|| prompt_text(&b.parts));
-                    }
-                }
-                "gemini" | "model" | "assistant" => self.messages += 1,
-                _ => {
-                    if self.header_id.is_none() {
-                        self.header_id = l.session_id.get().map(str::to_owned);
-                    }
-                    if let Some(s) = l.summary.get() {
-                        self.summary = Some(s.to_owned());
-                    }
-                }
-            },
-            AgentKind::Droid | AgentKind::Pi => match kind {
-                "session_start" | "session" => {
-                    if self.header_id.is_none() {
-                        self.header_id = l.id.get().map(str::to_owned);
-                    }
-                    if let Some(t) = l.title.get() {
-                        self.summary = Some(t.to_owned());
-                    }
-                }
-                "session_info" => {
-                    if let Some(n) = l.name.get().or(l.title.get()) {
-                        self.custom_title = Some(n.to_owned());
-                    }
-                }
-                "message" => {
-                    let role = l.message.0.as_ref().and_then(|m| m.role.get());
-                    self.chat(role, raw, |b| prompt_text(&b.message));
-                }
-                _ => {}
-            },
-            AgentKind::Copilot => {
-                let Some(d) = &l.data.0 else { return };
-                match kind {
-                    "session.start" => {
-                        if self.header_id.is_none() {
-                            self.header_id = d.session_id.get().map(str::to_owned);
-                        }
-                        if self.cwd.is_none() {
-                            let nested = d.context.0.as_ref().and_then(|c| c.cwd.get());
-                            self.cwd = d.cwd.get().or(nested).map(str::to_owned);
-                        }
-                        if let Some(t) = d.start_time.0 {
-                            self.started = Some(self.started.map_or(t, |s| s.min(t)));
-                        }
-                    }
-                    "user.message" => self.chat(Some("user"), raw, data_text),
-                    "assistant.message" => self.chat(Some("assistant"), raw, data_text),
-                    _ => {}
-                }
-            }
-            AgentKind::Grok => {
-                let role = l
-                    .role
-                    .get()
-                    .or_else(|| l.message.0.as_ref().and_then(|m| m.role.get()));
-                self.chat(role, raw, |b| {
-                    prompt_text(&b.content).or_else(|| prompt_text(&b.message))
-                });
-            }
-            AgentKind::Opencode
-            | AgentKind::Cursor
-            | AgentKind::Antigravity
-            | AgentKind::Amp
-            | AgentKind::Kimi => {}
-        }
+        (provider(agent).records.apply)(self, kind, l, raw);
     }
 
-    fn chat(&mut self, role: Option<&str>, raw: Raw<'_>, text: fn(Bodies<'_>) -> Option<String>) {
+    /// A chat message by `role`: counted, and the first user one's text
+    /// (read by `text`) kept.
+    pub(crate) fn chat(
+        &mut self,
+        role: Option<&str>,
+        raw: Raw<'_>,
+        text: fn(Bodies<'_>) -> Option<String>,
+    ) {
         match role {
             Some("user") => {
                 self.messages += 1;
@@ -316,7 +178,7 @@ impl Acc {
 
     /// Keeps a user response item to read for a fallback prompt later,
     /// reading those kept so far once they hold [`MAX_DEFERRED`] bytes.
-    fn defer(&mut self, raw: &[u8]) {
+    pub(crate) fn defer(&mut self, raw: &[u8]) {
         self.deferred.extend_from_slice(raw);
         self.deferred_ends.push(self.deferred.len());
         if self.deferred.len() > MAX_DEFERRED {
@@ -379,5 +241,52 @@ impl Acc {
             .as_deref()
             .and_then(|t| clean(t, MAX_TEXT))
             .or_else(|| self.summary.as_deref().and_then(|t| clean(t, MAX_TEXT)))
+    }
+}
+
+/// Claude's and Qwen's transcripts: summaries, titles the user set, and
+/// user and assistant messages (not meta ones, nor a sidechain's first
+/// prompt); every record may name the session.
+pub(crate) fn apply_transcript(acc: &mut Acc, kind: &str, l: &Line<'_>, raw: Raw<'_>) {
+    match kind {
+        "summary" => acc.summary = l.summary.get().map(str::to_owned),
+        "custom-title" => {
+            acc.custom_title = l.custom_title.get().map(str::to_owned);
+        }
+        "user" | "assistant" if l.is_meta.0 != Some(true) => {
+            acc.messages += 1;
+            if kind == "user" && acc.first_prompt.is_none() && l.is_sidechain.0 != Some(true) {
+                acc.first_prompt = prompt_text(&raw.bodies().message);
+            }
+        }
+        _ => {}
+    }
+    if acc.header_id.is_none() {
+        acc.header_id = l.session_id.get().map(str::to_owned);
+    }
+}
+
+/// Droid's and Pi's session events: the session header, its info (a
+/// name), and messages.
+pub(crate) fn apply_session_events(acc: &mut Acc, kind: &str, l: &Line<'_>, raw: Raw<'_>) {
+    match kind {
+        "session_start" | "session" => {
+            if acc.header_id.is_none() {
+                acc.header_id = l.id.get().map(str::to_owned);
+            }
+            if let Some(t) = l.title.get() {
+                acc.summary = Some(t.to_owned());
+            }
+        }
+        "session_info" => {
+            if let Some(n) = l.name.get().or(l.title.get()) {
+                acc.custom_title = Some(n.to_owned());
+            }
+        }
+        "message" => {
+            let role = l.message.0.as_ref().and_then(|m| m.role.get());
+            acc.chat(role, raw, |b| prompt_text(&b.message));
+        }
+        _ => {}
     }
 }

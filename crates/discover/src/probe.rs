@@ -19,11 +19,12 @@ use std::rc::Rc;
 
 use agent_resume_core::{AgentKind, SessionProbe};
 
+use crate::provider::{provider, Store};
 use crate::read::Depth;
 use crate::resumable::resumable;
 use crate::running::Running;
 use crate::store::Candidate;
-use crate::{opencode, store, Homes, Problem};
+use crate::{store, Homes, Problem};
 
 /// What one store holds, by name.
 struct Index {
@@ -105,8 +106,8 @@ impl<'h> StoreProbe<'h> {
 /// Whether the store of `agent` at `root` holds `id`: `None` when it
 /// cannot tell.
 pub fn exists_in(agent: AgentKind, root: &Path, id: &str) -> Option<bool> {
-    if agent == AgentKind::Opencode {
-        return opencode::exists(root, id);
+    if let Store::Database(db) = &provider(agent).store {
+        return (db.exists)(root, id);
     }
     Index::of(agent, root)?.holds(agent, id)
 }
@@ -119,8 +120,8 @@ impl SessionProbe for StoreProbe<'_> {
         config_home: Option<&Path>,
     ) -> Option<bool> {
         let root = self.homes.root(agent, config_home)?;
-        if agent == AgentKind::Opencode {
-            return opencode::exists(&root, session_id);
+        if let Store::Database(db) = &provider(agent).store {
+            return (db.exists)(&root, session_id);
         }
         let index = self
             .indexes

@@ -26,7 +26,9 @@
 //! that leads a session of its own with no controlling terminal
 //! ([`ProcessTable::detached`], from `/proc/<pid>/stat` fields 6 and 7).
 
-use agent_resume_core::{AgentDecl, AgentKind, UnixMillis};
+use agent_resume_core::{AgentDecl, UnixMillis};
+
+use crate::provider::provider;
 
 /// Interpreters an agent's script may run under: `node …/cli.js`, or a
 /// shell or Python reading a script file (`#!/bin/sh`).
@@ -115,23 +117,6 @@ fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-/// The npm package of each agent, as its install path shows in a script
-/// path (`node …/node_modules/@anthropic-ai/claude-code/cli.js`).
-fn package(agent: AgentKind) -> Option<&'static str> {
-    match agent {
-        AgentKind::Claude => Some("/@anthropic-ai/claude-code/"),
-        AgentKind::Codex => Some("/@openai/codex/"),
-        AgentKind::Gemini => Some("/@google/gemini-cli/"),
-        AgentKind::Opencode => Some("/opencode-ai/"),
-        AgentKind::Droid => Some("/@factory/cli/"),
-        AgentKind::Grok => Some("/@xai-official/grok/"),
-        AgentKind::Qwen => Some("/@qwen-code/qwen-code/"),
-        AgentKind::Copilot => Some("/@github/copilot/"),
-        AgentKind::Pi => Some("/pi-coding-agent/"),
-        AgentKind::Cursor | AgentKind::Antigravity | AgentKind::Amp | AgentKind::Kimi => None,
-    }
-}
-
 /// The agent's own argv within a process's argv, program word first: the
 /// whole argv for a native binary, or the script and its arguments for an
 /// interpreter. A script found by its package path (`cli.js`) is replaced
@@ -161,7 +146,10 @@ pub fn agent_argv(agent: &AgentDecl, argv: &[String]) -> Option<Vec<String>> {
     let script = argv.get(at)?;
     let word = if is_command(script) {
         script.clone()
-    } else if package(agent.kind).is_some_and(|p| script.contains(p)) {
+    } else if provider(agent.kind)
+        .package
+        .is_some_and(|p| script.contains(p))
+    {
         agent.command().to_owned()
     } else {
         return None;
@@ -487,7 +475,7 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use agent_resume_core::Catalog;
+    use agent_resume_core::{AgentKind, Catalog};
 
     use super::*;
 

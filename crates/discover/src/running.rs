@@ -17,12 +17,10 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::path::Path;
 
 use agent_resume_core::{AgentDecl, AgentKind, Catalog};
 
-use crate::file::Kind;
-use crate::store::read_small;
+use crate::provider::provider;
 use crate::Homes;
 
 pub use crate::process::is_agent_program;
@@ -102,62 +100,6 @@ pub fn self_and_ancestors() -> HashSet<u32> {
     out
 }
 
-#[derive(serde::Deserialize)]
-struct ClaudePid {
-    #[serde(default)]
-    pid: Option<u32>,
-    #[serde(default, rename = "sessionId")]
-    session_id: Option<String>,
-}
-
-fn claude_registry(root: &Path, out: &mut Vec<Registered>) {
-    let Ok(dir) = fs::read_dir(root.join("sessions")) else {
-        return;
-    };
-    for e in dir.filter_map(Result::ok).take(4096) {
-        let Some(bytes) = read_small(&e.path(), Kind::PidRegistry, 64 * 1024) else {
-            continue;
-        };
-        if let Ok(ClaudePid {
-            pid: Some(pid),
-            session_id: Some(session_id),
-        }) = serde_json::from_slice(&bytes)
-        {
-            out.push(Registered {
-                agent: AgentKind::Claude,
-                pid,
-                session_id,
-            });
-        }
-    }
-}
-
-pub(crate) fn grok_entries(v: &serde_json::Value, depth: u8, out: &mut Vec<Registered>) {
-    if depth > 4 {
-        return;
-    }
-    match v {
-        serde_json::Value::Object(m) => {
-            let id = m.get("session_id").and_then(|x| x.as_str());
-            let pid = m
-                .get("pid")
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|p| u32::try_from(p).ok());
-            if let (Some(id), Some(pid)) = (id, pid) {
-                out.push(Registered {
-                    agent: AgentKind::Grok,
-                    pid,
-                    session_id: id.to_owned(),
-                });
-            } else {
-                m.values().for_each(|x| grok_entries(x, depth + 1, out));
-            }
-        }
-        serde_json::Value::Array(a) => a.iter().for_each(|x| grok_entries(x, depth + 1, out)),
-        _ => {}
-    }
-}
-
 impl Running {
     /// Reads `/proc` and the registries under `homes`.
     pub fn scan(homes: &Homes) -> Running {
@@ -177,18 +119,12 @@ impl Running {
             }
         }
         let mut registered = Vec::new();
-        if let Some(root) = &homes.claude {
-            claude_registry(root, &mut registered);
-        }
-        if let Some(root) = &homes.grok {
-            if let Some(bytes) = read_small(
-                &root.join("active_sessions.json"),
-                Kind::PidRegistry,
-                1 << 20,
-            ) {
-                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
-                    grok_entries(&v, 0, &mut registered);
-                }
+        for &agent in AgentKind::VARIANTS {
+            let Some(registry) = &provider(agent).registry else {
+                continue;
+            };
+            if let Some(root) = homes.root(agent, None) {
+                (registry.all)(&root, &mut registered);
             }
         }
         Running { procs, registered }
@@ -295,17 +231,5 @@ mod tests {
     #[test]
     fn this_process_is_its_own_first_ancestor() {
         assert!(self_and_ancestors().contains(&std::process::id()));
-    }
-
-    #[test]
-    fn grok_registry_entries_are_found_in_a_list_or_a_map() {
-        let mut out = Vec::new();
-        let v: serde_json::Value = serde_json::from_str(&format!(
-            r#"{{"sessions":[{{"session_id":"{ID}","pid":42,"cwd":"/p","opened_at":"t"}}]}}"#
-        ))
-        .expect("json");
-        grok_entries(&v, 0, &mut out);
-        assert_eq!(out.len(), 1);
-        assert_eq!((out[0].pid, out[0].session_id.as_str()), (42, ID));
     }
 }

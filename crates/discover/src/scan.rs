@@ -40,9 +40,8 @@ use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
 
 use crate::correlate::{correlate_within, Spawn, WINDOW_MILLIS};
-use crate::file::Kind;
 use crate::process::{agent_argv, ProcessInfo, ProcessTable};
-use crate::store::read_small;
+use crate::provider::provider;
 use crate::{Homes, SessionInfo};
 
 /// How long before its process a session may have started and still count
@@ -229,9 +228,8 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
     if let Some(l) = &agent.launch_id_flag {
         spelled(agent, &mut flags, l);
     }
-    if agent.kind == AgentKind::Copilot {
-        // Copilot's `--session-id` resumes a known session or pins a new one.
-        spelled(agent, &mut flags, "--session-id");
+    for f in provider(agent.kind).argv_id_flags {
+        spelled(agent, &mut flags, f);
     }
     let mut subcommand: Option<&[String]> = None;
     if !fork {
@@ -290,64 +288,12 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct ClaudePid {
-    #[serde(default)]
-    pid: Option<u32>,
-    #[serde(default, rename = "sessionId")]
-    session_id: Option<String>,
-}
-
 /// The ids the agent's pid registry holds for `pids`.
 fn registry_ids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    match agent.kind {
-        AgentKind::Claude => {
-            for pid in pids {
-                let path = root.join("sessions").join(format!("{pid}.json"));
-                let Some(bytes) = read_small(&path, Kind::PidRegistry, 64 * 1024) else {
-                    continue;
-                };
-                if let Ok(ClaudePid {
-                    pid: Some(p),
-                    session_id: Some(id),
-                }) = serde_json::from_slice(&bytes)
-                {
-                    if p == *pid && agent.id_shape.matches(&id) {
-                        out.insert(id);
-                    }
-                }
-            }
-        }
-        AgentKind::Grok => {
-            let path = root.join("active_sessions.json");
-            if let Some(bytes) = read_small(&path, Kind::PidRegistry, 1 << 20) {
-                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
-                    let mut found = Vec::new();
-                    crate::running::grok_entries(&v, 0, &mut found);
-                    out.extend(
-                        found
-                            .into_iter()
-                            .filter(|r| pids.contains(&r.pid))
-                            .map(|r| r.session_id)
-                            .filter(|id| agent.id_shape.matches(id)),
-                    );
-                }
-            }
-        }
-        AgentKind::Codex
-        | AgentKind::Gemini
-        | AgentKind::Opencode
-        | AgentKind::Droid
-        | AgentKind::Qwen
-        | AgentKind::Copilot
-        | AgentKind::Pi
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => {}
+    match &provider(agent.kind).registry {
+        Some(r) => (r.of_pids)(agent, root, pids),
+        None => BTreeSet::new(),
     }
-    out
 }
 
 /// The id an open file's path under `root` names: a directory named by
@@ -701,7 +647,7 @@ mod tests {
     fn files_a_shared_codex_app_server_below_the_agent_holds_are_no_sign_of_its_run() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());
-        let codex_root = homes.codex.clone().expect("codex home");
+        let codex_root = homes.root(AgentKind::Codex, None).expect("codex home");
         let lock = codex_root.join(format!("thread-writer-locks/{ID}.lock"));
         // The first TUI started the server every later TUI talks to; it
         // holds another pane's thread open.
@@ -732,7 +678,7 @@ mod tests {
     fn a_process_calling_itself_app_server_hides_only_its_own_subtree_s_files() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());
-        let codex_root = homes.codex.clone().expect("codex home");
+        let codex_root = homes.root(AgentKind::Codex, None).expect("codex home");
         let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
         // Above the agent it hides nothing: the agent search follows every
         // child. Below it, a tool call so named takes away only its own
@@ -756,7 +702,7 @@ mod tests {
     fn records_name_the_id_a_registry_before_open_files_and_two_ids_are_none() {
         let home = tempfile::tempdir().expect("tempdir");
         let homes = Homes::under(home.path());
-        let codex_root = homes.codex.clone().expect("codex home");
+        let codex_root = homes.root(AgentKind::Codex, None).expect("codex home");
         let lock = |id: &str| codex_root.join(format!("thread-writer-locks/{id}.lock"));
         let t = Table::default().with(20, 1, &["bash"], &[]).with(
             30,
@@ -776,7 +722,7 @@ mod tests {
         let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("codex");
         assert_eq!(record_id(&t, &found, &homes), None, "two locks: no answer");
 
-        let claude_root = homes.claude.clone().expect("claude home");
+        let claude_root = homes.root(AgentKind::Claude, None).expect("claude home");
         std::fs::create_dir_all(claude_root.join("sessions")).expect("mkdir");
         std::fs::write(
             claude_root.join("sessions/30.json"),

@@ -11,14 +11,16 @@
 //! | pi | `sessions/--<cwd>--/<time>_<id>.jsonl` |
 //! | copilot | `session-state/<id>/` (`events.jsonl`, `workspace.yaml`) |
 //!
-//! A name that is not UTF-8 is skipped with a note; a UTF-8 name of another
-//! pattern (sub-agent files, settings) is not a session and is passed over.
+//! Each agent's layout is its provider's ([`crate::provider`]); this module
+//! walks it and reads what it finds. A name that is not UTF-8 is skipped
+//! with a note; a UTF-8 name of another pattern (sub-agent files, settings)
+//! is not a session and is passed over.
 
 use std::borrow::Cow;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,6 +28,7 @@ use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
 use crate::file::{Dir, Kind};
 use crate::parse::Acc;
+use crate::provider::{provider, Layout, SessionDir, Store};
 use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec, ZSTD_READER};
 use crate::{Note, Problem, SessionInfo};
 
@@ -55,20 +58,20 @@ impl Candidate {
 /// The handle of the directory being listed, opened when its first session
 /// file is found (a directory of directories needs none) and shared by all
 /// the files in it.
-struct LazyDir<'a> {
+pub(crate) struct LazyDir<'a> {
     path: &'a Path,
     dir: Option<Option<Arc<Dir>>>,
 }
 
 impl<'a> LazyDir<'a> {
-    fn new(path: &'a Path, hold: bool) -> Self {
+    pub(crate) fn new(path: &'a Path, hold: bool) -> Self {
         LazyDir {
             path,
             dir: (!hold).then_some(None),
         }
     }
 
-    fn get(&mut self) -> Option<Arc<Dir>> {
+    pub(crate) fn get(&mut self) -> Option<Arc<Dir>> {
         self.dir
             .get_or_insert_with(|| Dir::open(self.path).map(Arc::new))
             .clone()
@@ -97,21 +100,10 @@ pub fn walk(
 ) -> Result<Vec<Note>, Problem> {
     let mut notes = Vec::new();
     let mut out = Vec::new();
-    let base = match agent {
-        AgentKind::Claude => root.join("projects"),
-        AgentKind::Codex => root.join("sessions"),
-        AgentKind::Gemini => root.join(".gemini").join("tmp"),
-        AgentKind::Qwen => root.join("projects"),
-        AgentKind::Grok => root.join("sessions"),
-        AgentKind::Droid => root.join(".factory").join("sessions"),
-        AgentKind::Pi => root.join("sessions"),
-        AgentKind::Copilot => root.join("session-state"),
-        AgentKind::Opencode
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => return Err(Problem::StoreMissing),
+    let Store::Files(store) = &provider(agent).store else {
+        return Err(Problem::StoreMissing);
     };
+    let base = store.dir.iter().fold(root.to_path_buf(), |p, d| p.join(d));
     let top = entries(&base).map_err(|e| store_problem(&e))?;
     let note = |notes: &mut Vec<Note>, path: PathBuf, problem| {
         notes.push(Note {
@@ -120,62 +112,16 @@ pub fn walk(
             problem,
         });
     };
-    match agent {
-        AgentKind::Codex => walk_codex(&base, hold_dirs, top, 0, &mut out, &mut notes, found),
-        AgentKind::Copilot => {
-            for e in top {
-                let Some(name) = e.name() else {
-                    note(&mut notes, e.path, Problem::BadName);
-                    continue;
-                };
-                let id = if e.is_dir {
-                    Some(name)
-                } else {
-                    name.strip_suffix(".jsonl")
-                };
-                if let Some(id) = id.filter(|id| id_ok(agent, id)) {
-                    out.push(Candidate {
-                        name_id: Some(id.to_owned()),
-                        path: e.path,
-                        id_hint: None,
-                        cwd_hint: None,
-                        dir: None,
-                    });
-                }
-            }
-        }
-        AgentKind::Claude
-        | AgentKind::Gemini
-        | AgentKind::Qwen
-        | AgentKind::Grok
-        | AgentKind::Droid
-        | AgentKind::Pi
-        | AgentKind::Opencode
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => {
+    match &store.layout {
+        Layout::Custom(walk) => walk(&base, hold_dirs, top, &mut out, &mut notes, found),
+        Layout::Projects(layout) => {
             for project in top.into_iter().filter(|e| e.is_dir) {
-                let dir = if matches!(agent, AgentKind::Gemini | AgentKind::Qwen) {
+                let dir = if layout.chats {
                     project.path.join("chats")
                 } else {
                     project.path.clone()
                 };
-                let cwd_hint = match agent {
-                    AgentKind::Gemini => project_root(&project.path),
-                    AgentKind::Grok => project.name().and_then(decode_cwd),
-                    AgentKind::Claude
-                    | AgentKind::Codex
-                    | AgentKind::Qwen
-                    | AgentKind::Droid
-                    | AgentKind::Pi
-                    | AgentKind::Copilot
-                    | AgentKind::Opencode
-                    | AgentKind::Cursor
-                    | AgentKind::Antigravity
-                    | AgentKind::Amp
-                    | AgentKind::Kimi => None,
-                };
+                let cwd_hint = (layout.cwd_hint)(&project);
                 let inner = match entries(&dir) {
                     Ok(inner) => inner,
                     Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
@@ -190,45 +136,14 @@ pub fn walk(
                         note(&mut notes, e.path, Problem::BadName);
                         continue;
                     };
-                    let (name_id, id_hint) = match agent {
-                        AgentKind::Grok if e.is_dir => (Some(name), None),
-                        AgentKind::Grok => continue,
-                        _ if e.is_dir => continue,
-                        AgentKind::Gemini => match name
-                            .strip_prefix("session-")
-                            .and_then(|n| n.strip_suffix(".jsonl"))
-                            .and_then(|n| n.rsplit('-').next())
-                        {
-                            Some(hint) => (None, Some(hint.to_owned())),
-                            None => continue,
-                        },
-                        AgentKind::Pi => (
-                            name.strip_suffix(".jsonl")
-                                .and_then(|n| n.rsplit_once('_'))
-                                .map(|(_, id)| id),
-                            None,
-                        ),
-                        AgentKind::Claude
-                        | AgentKind::Qwen
-                        | AgentKind::Droid
-                        | AgentKind::Codex
-                        | AgentKind::Copilot
-                        | AgentKind::Opencode
-                        | AgentKind::Cursor
-                        | AgentKind::Antigravity
-                        | AgentKind::Amp
-                        | AgentKind::Kimi => (name.strip_suffix(".jsonl"), None),
+                    let Some((name_id, id_hint)) = (layout.entry)(name, e.is_dir) else {
+                        continue;
                     };
                     if id_hint.is_none() && !name_id.is_some_and(|id| id_ok(agent, id)) {
                         continue;
                     }
                     let name_id = name_id.map(str::to_owned);
-                    // Grok's candidates are session directories, read by path.
-                    let dir = if agent == AgentKind::Grok {
-                        None
-                    } else {
-                        handle.get()
-                    };
+                    let dir = if layout.by_path { None } else { handle.get() };
                     out.push(Candidate {
                         path: e.path,
                         name_id,
@@ -243,68 +158,6 @@ pub fn walk(
     }
     found(out);
     Ok(notes)
-}
-
-/// One Codex directory, already listed: its rollouts, and (to a depth of
-/// `sessions/YYYY/MM/DD`) those of its subdirectories, in name order.
-fn walk_codex(
-    path: &Path,
-    hold_dirs: bool,
-    list: Vec<Entry>,
-    depth: u8,
-    out: &mut Vec<Candidate>,
-    notes: &mut Vec<Note>,
-    found: &mut dyn FnMut(Vec<Candidate>),
-) {
-    let mut handle = LazyDir::new(path, hold_dirs);
-    for e in list {
-        if e.is_dir {
-            if depth < 3 {
-                match entries(&e.path) {
-                    Ok(inner) => {
-                        // What this directory held so far comes before the
-                        // subdirectory's files.
-                        found(std::mem::take(out));
-                        walk_codex(&e.path, hold_dirs, inner, depth + 1, out, notes, found);
-                    }
-                    Err(_) => notes.push(Note {
-                        agent: AgentKind::Codex,
-                        path: e.path,
-                        problem: Problem::StoreUnreadable,
-                    }),
-                }
-            }
-            continue;
-        }
-        let Some(name) = e.name() else {
-            notes.push(Note {
-                agent: AgentKind::Codex,
-                path: e.path,
-                problem: Problem::BadName,
-            });
-            continue;
-        };
-        let stem = name
-            .strip_suffix(".jsonl")
-            .or_else(|| name.strip_suffix(".jsonl.zst"));
-        let Some(stem) = stem.filter(|s| s.starts_with("rollout-")) else {
-            continue;
-        };
-        let id = stem.len().checked_sub(36).and_then(|at| stem.get(at..));
-        if let Some(id) = id.filter(|id| id_ok(AgentKind::Codex, id)) {
-            let name_id = Some(id.to_owned());
-            out.push(Candidate {
-                path: e.path,
-                name_id,
-                id_hint: None,
-                cwd_hint: None,
-                dir: handle.get(),
-            });
-        }
-    }
-    if depth > 0 {
-        found(std::mem::take(out));
-    }
 }
 
 /// Whether `id` passes the agent's id shape.
@@ -369,36 +222,6 @@ pub fn read_small(path: &Path, kind: Kind, max: u64) -> Option<Vec<u8>> {
     crate::file::read_prefix(path, kind, max).ok()
 }
 
-fn project_root(project: &Path) -> Option<PathBuf> {
-    let bytes = read_small(&project.join(".project_root"), Kind::SideFile, 4096)?;
-    let text = String::from_utf8(bytes).ok()?;
-    let p = PathBuf::from(text.trim_end_matches(['\n', '\r']));
-    p.is_absolute().then_some(p)
-}
-
-/// Grok's directory names: the URL-encoded cwd (`%2Fhome%2Fme`).
-fn decode_cwd(name: &str) -> Option<PathBuf> {
-    let b = name.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (b[i], b.get(i + 1).copied(), b.get(i + 2).copied()) {
-            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
-                let v = hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0);
-                out.push(u8::try_from(v).unwrap_or(b'?'));
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    let p = PathBuf::from(OsString::from_vec(out));
-    p.is_absolute().then_some(p)
-}
-
 fn millis(t: std::time::SystemTime) -> Option<UnixMillis> {
     let ms = match t.duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).ok()?,
@@ -422,27 +245,13 @@ pub fn read(
     if !ZSTD_READER && is_zstd(&c.path) {
         return Err(Problem::NotBuilt);
     }
-    let (records, side) = match agent {
-        AgentKind::Grok => (
-            Cow::Owned(c.path.join("chat_history.jsonl")),
-            Some("summary.json"),
-        ),
-        AgentKind::Copilot if c.path.is_dir() => (
-            Cow::Owned(c.path.join("events.jsonl")),
-            Some("workspace.yaml"),
-        ),
-        AgentKind::Claude
-        | AgentKind::Codex
-        | AgentKind::Gemini
-        | AgentKind::Qwen
-        | AgentKind::Droid
-        | AgentKind::Pi
-        | AgentKind::Copilot
-        | AgentKind::Opencode
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => (Cow::Borrowed(c.path.as_path()), None),
+    let side = match &provider(agent).store {
+        Store::Files(store) => (store.session_dir)(&c.path),
+        Store::None | Store::Database(_) => None,
+    };
+    let records = match &side {
+        Some(sd) => Cow::Owned(c.path.join(sd.records)),
+        None => Cow::Borrowed(c.path.as_path()),
     };
     let mut acc = Acc::new(depth);
     let dir_session = side.is_some();
@@ -483,8 +292,8 @@ pub fn read(
         (Err(e), Some(d)) if e.kind() == io::ErrorKind::NotFound => d,
         (Err(_), _) => return Err(Problem::Unreadable),
     };
-    if let Some(side) = side {
-        side_file(agent, &c.path.join(side), &mut acc, &mut stats);
+    if let Some(sd) = &side {
+        side_file(sd, &c.path.join(sd.side), &mut acc, &mut stats);
     }
     let id = match (&c.name_id, &acc.header_id, &c.id_hint) {
         (Some(n), _, _) => n.clone(),
@@ -516,53 +325,12 @@ pub fn read(
     Ok((info, stats))
 }
 
-/// Grok's `summary.json` and Copilot's `workspace.yaml`: a title and a
-/// directory, read to at most 4 KiB.
-fn side_file(agent: AgentKind, path: &Path, acc: &mut Acc, stats: &mut ReadStats) {
+/// A session directory's side file (Grok's `summary.json`, Copilot's
+/// `workspace.yaml`): a title and a directory, read to at most 4 KiB.
+fn side_file(sd: &SessionDir, path: &Path, acc: &mut Acc, stats: &mut ReadStats) {
     let Some(bytes) = read_small(path, Kind::SideFile, 4096) else {
         return;
     };
     stats.bytes += bytes.len() as u64;
-    match agent {
-        AgentKind::Grok => {
-            if let Ok(l) = serde_json::from_slice::<crate::json::Line<'_>>(&bytes) {
-                let t = l.title.get().or(l.summary.get()).or(l.name.get());
-                acc.summary = t.map(str::to_owned).or(acc.summary.take());
-                if acc.cwd.is_none() {
-                    acc.cwd = l.cwd.get().map(str::to_owned);
-                }
-            }
-        }
-        _ => {
-            let text = String::from_utf8_lossy(&bytes);
-            for line in text.lines() {
-                let Some((k, v)) = line.split_once(':') else {
-                    continue;
-                };
-                let v = v.trim().trim_matches(['"', '\'']);
-                match k.trim() {
-                    "summary" | "name" if !v.is_empty() => acc.summary = Some(v.to_owned()),
-                    "cwd" if acc.cwd.is_none() && v.starts_with('/') => {
-                        acc.cwd = Some(v.to_owned());
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grok_directory_names_decode_to_the_cwd() {
-        assert_eq!(
-            decode_cwd("%2FUsers%2Fme%2Fmy%20proj"),
-            Some(PathBuf::from("/Users/me/my proj"))
-        );
-        assert_eq!(decode_cwd("relative%2Fx"), None);
-        assert_eq!(decode_cwd("%2Fbad%zz"), Some(PathBuf::from("/bad%zz")));
-    }
+    (sd.read_side)(&bytes, acc);
 }

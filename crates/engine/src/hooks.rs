@@ -56,7 +56,7 @@ use agent_resume_core::codex_config::{self, CodexConfigError};
 use agent_resume_core::hook_json::{self, EditError, Ours};
 use agent_resume_core::{quote, AgentKind};
 use agent_resume_discover::file::{FileError, ReplaceError};
-use agent_resume_discover::Homes;
+use agent_resume_discover::{provider, Homes};
 use serde_json::json;
 use thiserror::Error;
 
@@ -111,30 +111,12 @@ const REFUSED: &str = "the settings file is a link to something other than a reg
 /// `$GEMINI_CLI_HOME`, `$QWEN_HOME`, else their defaults under `HOME`).
 /// `None`: this agent's hooks are not edited automatically.
 fn default_file(agent: AgentKind, homes: &Homes) -> Option<Option<PathBuf>> {
-    let (root, file) = match agent {
-        AgentKind::Claude => (&homes.claude, "settings.json"),
-        // GEMINI_CLI_HOME replaces the home directory itself.
-        AgentKind::Gemini => (&homes.gemini, ".gemini/settings.json"),
-        AgentKind::Qwen => (&homes.qwen, "settings.json"),
-        AgentKind::Codex => (&homes.codex, "config.toml"),
-        AgentKind::Opencode
-        | AgentKind::Droid
-        | AgentKind::Grok
-        | AgentKind::Copilot
-        | AgentKind::Pi
-        | AgentKind::Cursor
-        | AgentKind::Antigravity
-        | AgentKind::Amp
-        | AgentKind::Kimi => return None,
-    };
-    Some(root.as_ref().map(|r| r.join(file)))
+    let hook = provider(agent).hook()?;
+    Some(homes.root(agent, None).map(|r| r.join(hook.file)))
 }
 
 fn events(agent: AgentKind) -> &'static [&'static str] {
-    match agent {
-        AgentKind::Claude => &["SessionStart", "UserPromptSubmit"],
-        _ => &["SessionStart"],
-    }
+    provider(agent).hook().map_or(&[], |h| h.events)
 }
 
 /// The installed name of the binary.

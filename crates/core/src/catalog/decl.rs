@@ -97,6 +97,50 @@ pub struct HeadlessShape {
     pub prompt: PromptPlacement,
 }
 
+/// A top-level payload key that may carry the session id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+pub enum PayloadKey {
+    /// `session_id`.
+    #[serde(rename = "session_id")]
+    SessionId,
+    /// `sessionId`.
+    #[serde(rename = "sessionId")]
+    SessionIdCamel,
+    /// `conversation_id`.
+    #[serde(rename = "conversation_id")]
+    ConversationId,
+}
+
+/// Which payloads are a headless run's output rather than a live hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PayloadHeadless {
+    /// Those with a `type` and no hook event name (print-mode output).
+    TypedWithoutEvent,
+    /// Those without a hook event name.
+    WithoutEvent,
+    /// None.
+    Never,
+}
+
+/// Where an agent's hook and headless-output payloads carry the session id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PayloadShape {
+    /// In the first of these top-level keys that is present.
+    Fields {
+        /// The keys, in order of preference.
+        ids: Vec<PayloadKey>,
+        /// Which payloads are headless output.
+        headless: PayloadHeadless,
+    },
+    /// Codex's notifier, hooks and `exec --json` lines.
+    Codex,
+    /// OpenCode's plugin events and `run --format json` lines.
+    Opencode,
+    /// Pi's `--mode json` session header.
+    Pi,
+}
+
 /// One declared agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentDecl {
@@ -115,6 +159,8 @@ pub struct AgentDecl {
     pub id_shape_name: String,
     /// The id shape.
     pub id_shape: Shape,
+    /// Where its payloads carry the session id.
+    pub payload: PayloadShape,
     /// Environment variables naming the agent's config home.
     pub config_env: Vec<String>,
     /// Interactive resume shape.

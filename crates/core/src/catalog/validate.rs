@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use super::{
-    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PostureRule, PromptPlacement,
-    ResumeShape,
+    AgentDecl, Arity, Catalog, CatalogError, FlagDecl, HeadlessShape, PayloadHeadless, PayloadKey,
+    PayloadShape, PostureRule, PromptPlacement, ResumeShape,
 };
 use crate::shape::{Charset, Segment, Shape, ShapeError};
 use crate::AgentKind;
@@ -51,6 +51,7 @@ struct RawAgent {
     #[serde(default)]
     verified_versions: Vec<String>,
     id_shape: String,
+    payload: RawPayload,
     #[serde(default)]
     config_env: Vec<String>,
     resume: RawResume,
@@ -64,6 +65,14 @@ struct RawAgent {
     shared_server_args: Vec<String>,
     #[serde(default)]
     flags: Vec<RawFlag>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPayload {
+    ids: Option<Vec<PayloadKey>>,
+    headless: Option<PayloadHeadless>,
+    format: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -265,6 +274,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         {
             return Err(rule("config_env must be variable names"));
         }
+        let payload = payload_from_raw(&ra.payload).map_err(rule)?;
         let mut words = BTreeSet::new();
         let mut flags = Vec::with_capacity(ra.flags.len());
         for rf in &ra.flags {
@@ -326,6 +336,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             verified_versions: ra.verified_versions.clone(),
             id_shape_name: ra.id_shape.clone(),
             id_shape,
+            payload,
             config_env: ra.config_env.clone(),
             resume,
             headless,
@@ -375,6 +386,27 @@ fn posture_rule(rf: &RawFlag, shape: Option<&Shape>) -> Result<PostureRule, &'st
         }
     }
     Ok(PostureRule::ExceptValues(plain.clone()))
+}
+
+/// Either the keys and the headless rule, or a payload family's name.
+fn payload_from_raw(p: &RawPayload) -> Result<PayloadShape, &'static str> {
+    match (&p.ids, p.headless, p.format.as_deref()) {
+        (Some(ids), Some(headless), None) => {
+            let distinct: BTreeSet<PayloadKey> = ids.iter().copied().collect();
+            if ids.is_empty() || distinct.len() != ids.len() {
+                return Err("payload ids are a non-empty list without duplicates");
+            }
+            Ok(PayloadShape::Fields {
+                ids: ids.clone(),
+                headless,
+            })
+        }
+        (None, None, Some("codex")) => Ok(PayloadShape::Codex),
+        (None, None, Some("opencode")) => Ok(PayloadShape::Opencode),
+        (None, None, Some("pi")) => Ok(PayloadShape::Pi),
+        (None, None, Some(_)) => Err("payload format is one of codex, opencode, pi"),
+        _ => Err("payload needs ids and headless, or a format"),
+    }
 }
 
 fn resume_from_raw(

@@ -1,0 +1,43 @@
+//! Factory Droid: `$FACTORY_HOME_OVERRIDE` (default `~`) holds
+//! `.factory/sessions/<slug>/<id>.jsonl`, written as Pi's session events.
+
+use std::path::PathBuf;
+
+use agent_resume_core::AgentKind;
+
+use super::{
+    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, FileStore, Layout,
+    Projects, Provider, Records, Store,
+};
+use crate::homes::HomeEnv;
+use crate::parse::apply_session_events;
+
+pub(super) const PROVIDER: Provider = Provider {
+    kind: AgentKind::Droid,
+    home,
+    store: Store::Files(FileStore {
+        dir: &[".factory", "sessions"],
+        layout: Layout::Projects(Projects {
+            chats: false,
+            cwd_hint: no_cwd_hint,
+            entry: jsonl_entry,
+            by_path: false,
+        }),
+        session_dir: not_a_dir,
+    }),
+    records: Records {
+        apply: apply_session_events,
+        cut_id_key: Some("id"),
+        needs_header: false,
+    },
+    file_id: jsonl_stem,
+    resumable: unknown_resumable,
+    package: Some("/@factory/cli/"),
+    registry: None,
+    argv_id_flags: &[],
+    hook: None,
+};
+
+fn home(env: &HomeEnv<'_>) -> Option<PathBuf> {
+    env.var_or("FACTORY_HOME_OVERRIDE", env.home())
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::AgentKind;
 
-use crate::provider::{provider, Store};
+use crate::provider::{provider, HomeEnv, Store};
 
 /// The store root of every agent with a reader, each with the meaning of
 /// the agent's own config-home variable, so a recording's config home
@@ -29,50 +29,10 @@ pub struct Homes {
     roots: BTreeMap<AgentKind, PathBuf>,
 }
 
-fn absolute(v: Option<OsString>) -> Option<PathBuf> {
-    v.map(PathBuf::from).filter(|p| p.is_absolute())
-}
-
-/// The environment a provider resolves its agent's root from.
-pub(crate) struct HomeEnv<'a> {
-    env: &'a dyn Fn(&str) -> Option<OsString>,
-    home: Option<PathBuf>,
-}
-
-impl HomeEnv<'_> {
-    /// The variable's raw value.
-    pub(crate) fn var(&self, name: &str) -> Option<OsString> {
-        (self.env)(name)
-    }
-
-    /// The variable, when set to an absolute path.
-    pub(crate) fn absolute(&self, name: &str) -> Option<PathBuf> {
-        absolute((self.env)(name))
-    }
-
-    /// The variable when absolute, else `default`.
-    pub(crate) fn var_or(&self, name: &str, default: Option<PathBuf>) -> Option<PathBuf> {
-        self.absolute(name).or(default)
-    }
-
-    /// `$HOME`, when absolute.
-    pub(crate) fn home(&self) -> Option<PathBuf> {
-        self.home.clone()
-    }
-
-    /// `rel` under `$HOME`.
-    pub(crate) fn under(&self, rel: &str) -> Option<PathBuf> {
-        self.home.as_ref().map(|h| h.join(rel))
-    }
-}
-
 impl Homes {
     /// Resolves every root from `env` (the CLI passes `std::env::var_os`).
     pub fn from_env(env: &dyn Fn(&str) -> Option<OsString>) -> Homes {
-        let e = HomeEnv {
-            env,
-            home: absolute(env("HOME")),
-        };
+        let e = HomeEnv::new(env);
         let roots = AgentKind::VARIANTS
             .iter()
             .filter_map(|&k| (provider(k).home)(&e).map(|root| (k, root)))

@@ -14,8 +14,8 @@ use super::{
     Layout, Projects, Provider, Records, Registry, Store,
 };
 use crate::file::Kind;
-use crate::homes::HomeEnv;
 use crate::parse::apply_transcript;
+use crate::provider::HomeEnv;
 use crate::running::Registered;
 use crate::store::read_small;
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::AgentKind;
 
 use super::{not_a_dir, unknown_resumable, FileStore, HookFile, Layout, Provider, Records, Store};
-use crate::homes::HomeEnv;
 use crate::json::Line;
 use crate::parse::{prompt_text, Acc, Raw};
+use crate::provider::HomeEnv;
 use crate::store::{entries, id_ok, Candidate, Entry, LazyDir};
 use crate::{Note, Problem};
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::AgentKind;
 
 use super::{unknown_resumable, FileStore, Layout, Provider, Records, SessionDir, Store};
-use crate::homes::HomeEnv;
 use crate::json::{Bodies, Line};
 use crate::parse::{prompt_text, Acc, Raw};
+use crate::provider::HomeEnv;
 use crate::store::{id_ok, Candidate, Entry};
 use crate::{Note, Problem};
 

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::{not_a_dir, FileStore, HookFile, Layout, Projects, Provider, Records, Store};
 use crate::file::Kind;
-use crate::homes::HomeEnv;
 use crate::json::Line;
 use crate::parse::{prompt_text, Acc, Raw};
+use crate::provider::HomeEnv;
 use crate::read::Depth;
 use crate::resumable::records;
 use crate::store::{read_small, Entry};

@@ -14,9 +14,9 @@ use super::{
     unknown_resumable, FileStore, Layout, Projects, Provider, Records, Registry, SessionDir, Store,
 };
 use crate::file::Kind;
-use crate::homes::HomeEnv;
 use crate::json::Line;
 use crate::parse::{prompt_text, Acc, Raw};
+use crate::provider::HomeEnv;
 use crate::running::Registered;
 use crate::store::{read_small, Entry};
 

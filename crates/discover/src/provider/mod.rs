@@ -21,13 +21,13 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentDecl, AgentKind};
 
-use crate::homes::HomeEnv;
 use crate::json::Line;
 use crate::parse::{Acc, Raw};
 use crate::read::Depth;
 use crate::running::Registered;
 use crate::store::{Candidate, Entry};
 use crate::{Note, Problem, SessionInfo};
+pub(crate) use home_env::HomeEnv;
 
 mod amp;
 mod antigravity;
@@ -38,6 +38,7 @@ mod cursor;
 mod droid;
 mod gemini;
 mod grok;
+mod home_env;
 mod kimi;
 pub(crate) mod opencode;
 mod pi;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use agent_resume_core::AgentKind;
 
 use super::{Database, Provider, Records, Store};
-use crate::homes::HomeEnv;
+use crate::provider::HomeEnv;
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Opencode,

@@ -9,8 +9,8 @@ use super::{
     no_cwd_hint, not_a_dir, unknown_resumable, FileStore, Layout, Projects, Provider, Records,
     Store,
 };
-use crate::homes::HomeEnv;
 use crate::parse::apply_session_events;
+use crate::provider::HomeEnv;
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Pi,

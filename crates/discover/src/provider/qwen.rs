@@ -11,8 +11,8 @@ use super::{
     jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, FileStore, HookFile, Layout, Projects,
     Provider, Records, Store,
 };
-use crate::homes::HomeEnv;
 use crate::parse::apply_transcript;
+use crate::provider::HomeEnv;
 use crate::read::{records_of_file, Depth, Rec, MAX_RECORD};
 
 pub(super) const PROVIDER: Provider = Provider {

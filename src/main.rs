@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 mod capture_apply;
 mod cmd;
 mod config;
-mod pane_env;
 mod paths;
 mod restore;
 mod stdin;

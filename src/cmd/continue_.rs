@@ -3,7 +3,7 @@
 //! in this directory. It says which it chose (`docs/discover.md`).
 //!
 //! The pane comes from `--pane`, the tmux pane's id or `AGENT_RESUME_PANE`
-//! (`src/pane_env.rs`); its recording must
+//! (`agent_resume_tmux::locate`); its recording must
 //! name this directory (both sides canonicalized) or nothing is resumed. A
 //! recording is read only with the feature on, read-only, and its flags are
 //! replayed as restore would (posture only while fresh).
@@ -20,7 +20,8 @@ use super::resume::{launch, Target};
 use super::sessions::{describe, homes, report_notes, same_dir, Here};
 use super::EXIT_REFUSED;
 use crate::paths::Overrides;
-use crate::{config, pane_env, paths, when};
+use crate::{config, paths, when};
+use agent_resume_tmux::locate;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,12 +38,12 @@ const NOTHING: u8 = 1;
 /// This pane's recording, when there is a pane, the feature is on and the
 /// store holds one.
 fn recorded(args: &Args, o: &Overrides) -> Result<Option<Stored>> {
-    let has_pane = args.pane.is_some() || pane_env::Seen::here().any();
+    let has_pane = args.pane.is_some() || locate::Seen::here().any();
     if !has_pane || !config::gate_quiet(o).enabled {
         return Ok(None);
     }
     // A pane without an id has no recording; reading never gives it one.
-    let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+    let Some(pane) = locate::existing(args.pane.as_deref())? else {
         return Ok(None);
     };
     let mut loaded = inspect_or_empty(&paths::db(o)?, &OpenOptions::default());

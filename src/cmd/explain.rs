@@ -10,7 +10,8 @@ use anyhow::{bail, Result};
 
 use crate::paths::Overrides;
 use crate::restore::{decide, read_layout};
-use crate::{config, pane_env, when};
+use crate::{config, when};
+use agent_resume_tmux::locate;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -26,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
-    let pane = pane_env::resolve(args.pane.as_deref())?;
+    let pane = locate::resolve(args.pane.as_deref())?;
     let layout = read_layout(&args.layout)?;
     let now = match &args.now {
         Some(t) => when::parse(t)?,

@@ -39,7 +39,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     if !enabled {
         return Ok(ExitCode::SUCCESS);
     }
-    let pane: PaneId = crate::pane_env::resolve(args.pane.as_deref())?;
+    let pane: PaneId = agent_resume_tmux::locate::resolve(args.pane.as_deref())?;
     let change = if args.closed {
         Change::Delete
     } else {

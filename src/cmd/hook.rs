@@ -30,7 +30,8 @@ use agent_resume_store::OpenOptions;
 use crate::capture_apply::{observe, Known};
 use crate::paths::Overrides;
 use crate::stdin::Unread;
-use crate::{config, pane_env, paths, when};
+use crate::{config, paths, when};
+use agent_resume_tmux::locate;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -189,7 +190,7 @@ fn record(args: &Args, o: &Overrides, payload: Result<&[u8], &str>) -> Result<()
     {
         return Err("notify: a thread with no rollout (Codex's own background turn)".into());
     }
-    let pane = pane_env::resolve(args.pane.as_deref())
+    let pane = locate::resolve(args.pane.as_deref())
         .map_err(|_| "no pane (run inside a tmux pane, or set AGENT_RESUME_PANE outside one)")?;
     let now = when::now();
     let db = paths::db(o).map_err(|e| loud(format!("{e:#}")))?;

@@ -14,7 +14,8 @@ use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
 use agent_resume_store::OpenOptions;
 
 use crate::paths::Overrides;
-use crate::{config, pane_env, paths, when};
+use crate::{config, paths, when};
+use agent_resume_tmux::locate;
 
 const MAX_LINE: u64 = 64 * 1024;
 
@@ -52,7 +53,7 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
         // Noted so its hooks and its exit leave the pane's recording alone.
         Extraction::Headless => (vec![agent.command().to_owned()], true),
     };
-    let pane = pane_env::resolve(args.pane.as_deref()).ok()?;
+    let pane = locate::resolve(args.pane.as_deref()).ok()?;
     // Runs at every agent start, like the hooks: the log stays for the next
     // process (docs/store.md, "The write-ahead log between processes").
     let store = OpenOptions {

@@ -13,8 +13,9 @@ use anyhow::{bail, Result};
 
 use crate::capture_apply::{observe, Known};
 use crate::paths::{self, Overrides};
-use crate::{config, pane_env, when};
+use crate::{config, when};
 use agent_resume_engine::process;
+use agent_resume_tmux::locate;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -58,7 +59,7 @@ fn prepare(argv: &mut Vec<String>, pane: Option<&str>, o: &Overrides) -> Option<
     let Ok(Extraction::Interactive { flags, program }) = extract_words(agent, argv) else {
         return None;
     };
-    let pane = pane_env::resolve(pane).ok()?;
+    let pane = locate::resolve(pane).ok()?;
     // Runs at every agent start, like the hooks: the log stays for the next
     // process (docs/store.md, "The write-ahead log between processes").
     let store = OpenOptions {

@@ -11,7 +11,7 @@
 //! Without `--pane`, a pane `tmux restore --recreate` made presents its
 //! take key (`AGENT_RESUME_TAKE`) under the server `$TMUX` names, and its
 //! line is found by both without asking tmux; otherwise the pane is named
-//! as [`crate::pane_env`] says.
+//! as [`agent_resume_tmux::locate`] says.
 //!
 //! Time is checked again at the moment of taking: an armed line older than
 //! the armed expiry (`armed_expiry_minutes` in the config file or
@@ -32,7 +32,8 @@ use anyhow::Result;
 use crate::cmd::tmux;
 use crate::paths::Overrides;
 use crate::telemetry_file::{self, FileSink};
-use crate::{config, pane_env, paths, when};
+use crate::{config, paths, when};
+use agent_resume_tmux::locate;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -81,7 +82,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     // key of another server, a key already used) asks the pane's id below.
     let keyed = match args.pane {
         Some(_) => None,
-        None => pane_env::take_key().and_then(|(key, socket)| {
+        None => locate::take_key().and_then(|(key, socket)| {
             let server = tmux::server_key(&Socket::Path(socket)).ok()?;
             Some((key, server))
         }),
@@ -97,7 +98,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         Ok(None) => {
             // Only read: a tmux pane without an id stays without one
             // (restore matches such a pane as one someone else brought back).
-            let Some(pane) = pane_env::existing(args.pane.as_deref())? else {
+            let Some(pane) = locate::existing(args.pane.as_deref())? else {
                 return Ok(ExitCode::from(NOTHING));
             };
             store.take(pane)

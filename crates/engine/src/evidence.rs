@@ -52,9 +52,7 @@ const STARTED_AFTER_NOTE: i64 = 5_000;
 /// must have been started with the hook's values of them.
 const PANE_VARS: [&str; 3] = [PANE_ENV, "TMUX", "TMUX_PANE"];
 
-/// The variable that carries a pane's id into its processes outside tmux
-/// (a terminal that is not tmux sets it in every pane it starts).
-pub const PANE_ENV: &str = "AGENT_RESUME_PANE";
+pub use crate::PANE_ENV;
 
 /// What the hook records besides the id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -68,6 +68,10 @@ pub mod settings;
 pub mod take;
 pub mod telemetry;
 
+/// The variable that carries a pane's id into its processes outside tmux
+/// (a terminal that is not tmux sets it in every pane it starts).
+pub const PANE_ENV: &str = "AGENT_RESUME_PANE";
+
 /// An error and its causes on one line (`a: b: c`), the way a host shows
 /// it to a user.
 pub fn error_line(e: &dyn std::error::Error) -> String {

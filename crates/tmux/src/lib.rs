@@ -65,6 +65,7 @@ mod command;
 pub mod host;
 mod listing;
 mod literal;
+pub mod locate;
 mod model;
 mod prompt;
 

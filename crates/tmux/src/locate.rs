@@ -1,4 +1,4 @@
-//! Which pane a command is about: `--pane`; else, inside a tmux pane
+//! Pane location — which pane a command is about: `--pane`; else, inside a tmux pane
 //! (`$TMUX` and a `$TMUX_PANE` of the form `%N`), the stable id kept in that
 //! pane's `@agent_resume_pane` option; else `AGENT_RESUME_PANE`, set by a
 //! host in each pane's environment.
@@ -28,12 +28,33 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use agent_resume_core::{PaneId, TakeKey};
-use agent_resume_tmux::{Socket, Tmux, TAKE_ENV};
-use anyhow::{bail, Context, Result};
+use agent_resume_core::{BadPaneId, PaneId, TakeKey};
+use thiserror::Error;
+
+use crate::{Socket, Tmux, TmuxError, TAKE_ENV};
+
+/// Why no pane could be named.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum LocateError {
+    /// Not in a tmux pane, no `--pane`, no `AGENT_RESUME_PANE`.
+    #[error("no pane: pass --pane or set {ENV}")]
+    NoPane,
+    /// `--pane` is not a pane id.
+    #[error("--pane is not a hyphenated UUID")]
+    Flag(#[source] BadPaneId),
+    /// `AGENT_RESUME_PANE` is not a pane id.
+    #[error("{ENV} is not a hyphenated UUID")]
+    Env,
+    /// tmux did not answer.
+    #[error(transparent)]
+    Tmux(#[from] TmuxError),
+}
+
+type Result<T> = std::result::Result<T, LocateError>;
 
 /// The environment variable a host sets in each pane.
-pub const ENV: &str = agent_resume_engine::evidence::PANE_ENV;
+pub const ENV: &str = agent_resume_engine::PANE_ENV;
 
 /// What the process environment says about where a command runs.
 #[derive(Clone, Debug, Default)]
@@ -104,7 +125,7 @@ enum Claim {
 pub fn resolve(flag: Option<&str>) -> Result<PaneId> {
     match resolve_in(flag, &Seen::here(), Claim::Fresh)? {
         Some(id) => Ok(id),
-        None => bail!("no pane: pass --pane or set {ENV}"),
+        None => Err(LocateError::NoPane),
     }
 }
 
@@ -116,10 +137,7 @@ pub fn existing(flag: Option<&str>) -> Result<Option<PaneId>> {
 
 fn resolve_in(flag: Option<&str>, seen: &Seen, claim: Claim) -> Result<Option<PaneId>> {
     if let Some(p) = flag {
-        return p
-            .parse()
-            .map(Some)
-            .context("--pane is not a hyphenated UUID");
+        return p.parse().map(Some).map_err(LocateError::Flag);
     }
     if let Some((socket, target)) = seen.tmux_pane() {
         return from_tmux(&Tmux::new(Socket::Path(socket)), &target, claim);
@@ -134,7 +152,7 @@ fn from_env(pane: Option<&OsStr>) -> Result<Option<PaneId>> {
             .to_str()
             .and_then(|p| p.parse().ok())
             .map(Some)
-            .with_context(|| format!("{ENV} is not a hyphenated UUID")),
+            .ok_or(LocateError::Env),
         _ => Ok(None),
     }
 }

@@ -54,7 +54,7 @@
 pub mod capture;
 pub mod fs;
 pub mod paths;
-#[cfg(feature = "sqlite")]
+pub mod persistence;
 pub mod restore;
 pub mod settings;
 pub mod take;

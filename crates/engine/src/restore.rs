@@ -1,85 +1,183 @@
-//! The restore sequence every host runs, written once: load what the store
-//! holds (never failing), sweep the rows of panes the layout does not
-//! restore, decide every pane with core's pure plan, then arm each
-//! resumable pane and report one telemetry event per pane that had a
-//! recording.
+//! The restore sequence every host runs, written once over any
+//! [`Persistence`]: load what it holds (never failing), sweep the rows of
+//! panes the layout does not restore, decide every pane with core's pure
+//! plan, then arm each resumable pane and report one telemetry event per
+//! pane that had a recording ([`plan_over`], [`arm_and_report_over`]).
+//!
+//! [`decide`] and [`arm_and_report`] (feature `sqlite`) are that sequence
+//! over the CLI's database.
 //!
 //! With the feature off nothing is opened, swept, asked of the filesystem
 //! or reported.
+//!
+//! # Example
+//!
+//! ```
+//! use agent_resume_core::{Event, Layout, TelemetrySink, UnixMillis};
+//! use agent_resume_engine::fs::RealFs;
+//! use agent_resume_engine::persistence::Memory;
+//! use agent_resume_engine::restore::{arm_and_report_over, plan_over};
+//!
+//! struct Count(usize);
+//! impl TelemetrySink for Count {
+//!     fn emit(&mut self, _: &Event) {
+//!         self.0 += 1;
+//!     }
+//! }
+//! let layout = Layout { startup: true, windows: vec![] };
+//! let mut memory = Memory::new();
+//! let planned = plan_over(Some(&mut memory), &layout, UnixMillis(0), true, None, &RealFs, None);
+//! let mut sink = Count(0);
+//! let armed = arm_and_report_over(&planned, &mut memory, UnixMillis(0), &mut sink, None);
+//! assert_eq!((armed.armed, sink.0), (0, 0));
+//! ```
 
 use std::collections::{BTreeMap, HashSet};
 
 use agent_resume_core::{
-    plan, Event, Layout, PaneId, PanePlan, PlanInput, PostureWindow, Stored, TakeKey,
-    TelemetrySink, UnixMillis, Verdict,
+    plan, Event, FsProbe, Layout, PaneId, PanePlan, PlanInput, PostureWindow, SessionProbe, Stored,
+    TakeKey, TelemetrySink, UnixMillis, Verdict,
 };
-use agent_resume_store::{inspect_or_empty, startup, Armed, OpenOptions, Startup, Ticket};
 
-use crate::fs::RealFs;
-use crate::paths::{NoBase, Overrides};
+use crate::persistence::{Arm, PersistError, Persistence, Ticket, Warning};
 
-/// A decided restore.
-pub struct Decided {
+/// A restore decided over a persistence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
     /// Whether the feature flag is on.
     pub enabled: bool,
     /// One decision per pane, in layout order.
     pub plans: Vec<PanePlan>,
     /// The recordings the plan saw.
     pub recordings: BTreeMap<PaneId, Stored>,
-    /// What the user may want to know (printed on stderr).
-    pub warnings: Vec<String>,
-    /// The open store, when `restore` will arm.
-    pub store: Option<agent_resume_store::Store>,
+    /// What the user may want to know.
+    pub warnings: Vec<Warning>,
 }
 
-/// Loads and decides. With the flag off nothing is opened, swept or asked
-/// of the filesystem. `sweep` runs the start-up sweep, keeping the rows of
-/// these panes.
-pub fn decide(
-    o: &Overrides,
+/// Loads from `persistence` (none: no recordings), sweeps the rows of
+/// panes not in `sweep` when asked, and decides every pane of `layout`.
+/// With the flag off nothing is loaded, swept or asked of `fs` or
+/// `sessions`.
+pub fn plan_over(
+    persistence: Option<&mut dyn Persistence>,
     layout: &Layout,
     now: UnixMillis,
     enabled: bool,
     sweep: Option<&HashSet<PaneId>>,
-) -> Result<Decided, NoBase> {
+    fs: &dyn FsProbe,
+    sessions: Option<&dyn SessionProbe>,
+) -> Planned {
     let mut warnings = Vec::new();
-    let (recordings, store) = if enabled {
-        let db = crate::paths::db(o)?;
-        let options = OpenOptions::default();
-        let st = if let Some(keep) = sweep {
-            startup(&db, &options, keep)
-        } else {
-            Startup {
-                store: None,
-                loaded: inspect_or_empty(&db, &options),
-                swept: false,
+    let mut recordings = BTreeMap::new();
+    if let (true, Some(p)) = (enabled, persistence) {
+        let loaded = p.load();
+        warnings.extend(loaded.warnings);
+        recordings = loaded.recordings;
+        if let Some(keep) = sweep {
+            if let Err(w) = p.sweep(keep) {
+                warnings.push(w);
             }
-        };
-        warnings.extend(st.loaded.warnings.iter().map(ToString::to_string));
-        (st.loaded.into_stored(), st.store)
-    } else {
-        (BTreeMap::new(), None)
-    };
-    // The agents' own stores and this machine's processes: asked only with
-    // the feature on (the plan asks nothing before its start-up gates pass).
-    let homes = agent_resume_discover::Homes::from_env(&|k| std::env::var_os(k));
-    let probe = agent_resume_discover::StoreProbe::new(&homes);
+        }
+    }
     let plans = plan(&PlanInput {
         enabled,
         layout,
         recordings: &recordings,
         now,
         window: PostureWindow::DEFAULT,
-        fs: &RealFs,
-        sessions: enabled.then_some(&probe as &dyn agent_resume_core::SessionProbe),
+        fs,
+        sessions: if enabled { sessions } else { None },
     });
-    Ok(Decided {
+    Planned {
         enabled,
         plans,
         recordings,
         warnings,
-        store,
-    })
+    }
+}
+
+/// What arming did.
+#[derive(Debug, Default)]
+pub struct ArmReport {
+    /// Panes armed.
+    pub armed: usize,
+    /// Panes that could not be armed (they come back as a shell), and why.
+    pub failed: Vec<(PaneId, PersistError)>,
+}
+
+/// Arms every resumable pane of `planned` in `persistence` and emits one
+/// event per skipped pane that had a recording; a pane with a ticket in
+/// `tickets` is armed with it.
+pub fn arm_and_report_over(
+    planned: &Planned,
+    persistence: &mut dyn Persistence,
+    now: UnixMillis,
+    sink: &mut dyn TelemetrySink,
+    tickets: Option<&Tickets>,
+) -> ArmReport {
+    let mut report = ArmReport::default();
+    report.armed = arm_each(
+        planned.enabled,
+        &planned.plans,
+        &planned.recordings,
+        now,
+        sink,
+        &mut |arm: Arm| {
+            let ticket = tickets.and_then(|t| t.ticket(arm.pane));
+            let pane = arm.pane;
+            persistence
+                .arm(&arm, ticket)
+                .map(|()| true)
+                .map_err(|e| (pane, e))
+        },
+        &mut |failure| report.failed.push(failure),
+    );
+    report
+}
+
+/// The arming loop, once for every store: `arm` arms one pane (`false`:
+/// there is nowhere to arm); `failed` hears of each pane it could not.
+fn arm_each<E>(
+    enabled: bool,
+    plans: &[PanePlan],
+    recordings: &BTreeMap<PaneId, Stored>,
+    now: UnixMillis,
+    sink: &mut dyn TelemetrySink,
+    arm: &mut dyn FnMut(Arm) -> Result<bool, E>,
+    failed: &mut dyn FnMut(E),
+) -> usize {
+    if !enabled {
+        return 0;
+    }
+    let mut armed = 0;
+    for p in plans {
+        match &p.verdict {
+            Verdict::Resume(inv) => {
+                let Some(Stored::Recording(rec)) = recordings.get(&p.pane) else {
+                    continue;
+                };
+                let line = Arm {
+                    pane: p.pane,
+                    agent: rec.agent,
+                    session_id: rec.session_id.clone(),
+                    argv: inv.argv.clone(),
+                    armed_at: now,
+                    observed_at: rec.observed_at,
+                };
+                match arm(line) {
+                    Ok(true) => armed += 1,
+                    Ok(false) => {}
+                    Err(e) => failed(e),
+                }
+            }
+            Verdict::Skip(_) => {
+                if let Some(event) = Event::for_skip(p) {
+                    sink.emit(&event);
+                }
+            }
+        }
+    }
+    armed
 }
 
 /// The take keys of the panes a restore is about to create on one tmux
@@ -113,127 +211,7 @@ impl Tickets {
     }
 }
 
-/// Arms every resumable pane and emits one event per skipped pane that had
-/// a recording; a pane with a ticket in `tickets` is armed with it. Returns
-/// how many panes were armed.
-pub fn arm_and_report(
-    decided: &Decided,
-    now: UnixMillis,
-    sink: &mut dyn TelemetrySink,
-    tickets: Option<&Tickets>,
-) -> usize {
-    if !decided.enabled {
-        return 0;
-    }
-    let mut armed = 0;
-    for p in &decided.plans {
-        match &p.verdict {
-            Verdict::Resume(inv) => {
-                let Some(Stored::Recording(rec)) = decided.recordings.get(&p.pane) else {
-                    continue;
-                };
-                let Some(store) = &decided.store else {
-                    continue;
-                };
-                let arm = Armed {
-                    pane: p.pane,
-                    agent: rec.agent,
-                    session_id: rec.session_id.clone(),
-                    argv: inv.argv.clone(),
-                    armed_at: now,
-                    observed_at: rec.observed_at,
-                };
-                match store.arm_with(&arm, tickets.and_then(|t| t.ticket(p.pane))) {
-                    Ok(()) => armed += 1,
-                    Err(e) => eprintln!(
-                        "agent-resume: could not arm a pane ({e}); it comes back as a shell"
-                    ),
-                }
-            }
-            Verdict::Skip(_) => {
-                if let Some(event) = Event::for_skip(p) {
-                    sink.emit(&event);
-                }
-            }
-        }
-    }
-    armed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use agent_resume_core::{PaneSpec, Shell, Tab, Window};
-
-    fn one_pane() -> Layout {
-        Layout {
-            startup: true,
-            windows: vec![Window {
-                landing: true,
-                visible: true,
-                active_tab: 0,
-                tabs: vec![Tab {
-                    focused_pane: None,
-                    panes: vec![PaneSpec {
-                        id: PaneId::from_bytes([1; 16]),
-                        cwd: Some("/".into()),
-                        shared_viewer: false,
-                        shell: Some(Shell::Bash),
-                        has_input: false,
-                        queued_command: false,
-                    }],
-                }],
-            }],
-        }
-    }
-
-    #[test]
-    fn with_the_feature_off_the_sequence_opens_sweeps_and_reports_nothing() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = dir.path().join("data/recordings.sqlite3");
-        std::fs::create_dir_all(db.parent().expect("a parent")).expect("mkdir");
-        // A recording of a pane this layout does not restore: a sweep
-        // would delete it.
-        let other = PaneId::from_bytes([2; 16]);
-        let mut w =
-            agent_resume_store::Writer::new(agent_resume_store::Store::open(&db).expect("creates"));
-        w.send(agent_resume_store::Set::save(
-            other,
-            agent_resume_core::Recording {
-                agent: agent_resume_core::AgentKind::Claude,
-                session_id: "f6066ebb-140e-4519-ab63-b9cde0b60b57".into(),
-                flags: Vec::new(),
-                program: None,
-                cwd: "/".into(),
-                observed_at: UnixMillis(0),
-                config_home: None,
-                dir: None,
-            },
-        ));
-        w.flush().expect("saves");
-        drop(w);
-        let o = Overrides {
-            db: Some(db.clone()),
-            config: None,
-        };
-        let layout = one_pane();
-        let keep: HashSet<PaneId> = [PaneId::from_bytes([1; 16])].into();
-        let decided = decide(&o, &layout, UnixMillis(0), false, Some(&keep)).expect("decides");
-        struct Counting(usize);
-        impl TelemetrySink for Counting {
-            fn emit(&mut self, _: &Event) {
-                self.0 += 1;
-            }
-        }
-        let mut sink = Counting(0);
-        assert_eq!(arm_and_report(&decided, UnixMillis(0), &mut sink, None), 0);
-        assert_eq!(sink.0, 0, "no telemetry");
-        assert!(decided.store.is_none() && decided.recordings.is_empty());
-        let rows = agent_resume_store::Store::open(&db)
-            .expect("opens")
-            .load()
-            .expect("loads")
-            .rows;
-        assert!(rows.contains_key(&other), "nothing swept");
-    }
-}
+#[cfg(feature = "sqlite")]
+mod sqlite;
+#[cfg(feature = "sqlite")]
+pub use sqlite::{arm_and_report, decide, Decided};

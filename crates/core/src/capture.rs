@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::catalog::Catalog;
-use crate::flag::{extract, Extraction};
+use crate::flag::{detect, extract, Extraction};
 use crate::pane::PaneId;
 use crate::posture::UnixMillis;
 use crate::recording::{DirIdentity, Recording};
@@ -408,13 +408,11 @@ impl Capture {
     /// event, the pane's id is kept, but its source counts as a live hook
     /// again, the next report of the same id is compared with this run's
     /// flags, and a headless run is remembered so its exit clears nothing.
-    pub fn run_started(&mut self, pane: PaneId, agent: AgentKind, ctx: &dyn PaneContext) {
-        let headless = matches!(
-            ctx.invocation()
-                .as_deref()
-                .map(|text| extract(Catalog::embedded().agent(agent), text)),
-            Some(Ok(Extraction::Headless))
-        );
+    pub fn run_started(&mut self, pane: PaneId, ctx: &dyn PaneContext) {
+        let headless = ctx.invocation().is_some_and(|text| {
+            detect(Catalog::embedded(), &text)
+                .is_some_and(|agent| matches!(extract(agent, &text), Ok(Extraction::Headless)))
+        });
         let state = self.panes.entry(pane).or_default();
         state.run_headless = headless;
         state.refused = None;
@@ -696,13 +694,13 @@ mod tests {
             UnixMillis(1),
         );
         let same = Ctx("claude --model opus");
-        c.run_started(p, AgentKind::Claude, &same);
+        c.run_started(p, &same);
         assert_eq!(
             c.observe(&obs(Some(A), IdSource::Hook), &same, UnixMillis(2)),
             None
         );
         let other = Ctx("claude --model sonnet");
-        c.run_started(p, AgentKind::Claude, &other);
+        c.run_started(p, &other);
         let Some(Change::Save(r)) = c.observe(&obs(Some(A), IdSource::Hook), &other, UnixMillis(3))
         else {
             panic!("recorded again")
@@ -736,10 +734,10 @@ mod tests {
         let p = PaneId::from_bytes([1; 16]);
         let mut c = Capture::remembering_refusals();
         c.observe(&obs(Some(A), IdSource::Hook), &Ctx("claude"), UnixMillis(1));
-        c.run_started(p, AgentKind::Claude, &Ctx("claude -p hi"));
+        c.run_started(p, &Ctx("claude -p hi"));
         assert_eq!(c.agent_exited(p, 0), None);
         assert!(c.recording(p).is_some());
-        c.run_started(p, AgentKind::Claude, &Ctx("claude"));
+        c.run_started(p, &Ctx("claude"));
         assert_eq!(c.agent_exited(p, 0), Some(Change::Clear));
     }
 }

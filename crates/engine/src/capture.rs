@@ -60,9 +60,8 @@ pub fn observe(
         // recording, as of a new run, so the same id with other flags than
         // this run shows is recorded again (a recording carries the flags
         // of the run that reported) — core's run rule, once.
-        let agent = rec.agent;
         capture.seed(obs.pane, rec);
-        capture.run_started(obs.pane, agent, known);
+        capture.run_started(obs.pane, known);
     }
     let Some(change) = capture.observe(obs, known, now) else {
         return Ok(Applied::Unchanged);

@@ -53,6 +53,7 @@
 #[cfg(feature = "sqlite")]
 pub mod capture;
 pub mod fs;
+pub mod handle;
 pub mod paths;
 pub mod persistence;
 pub mod restore;

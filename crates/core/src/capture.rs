@@ -255,17 +255,20 @@ impl Capture {
         // compare, no allocation. Everything else is out of line.
         if let Some(id) = obs.session_id {
             if let Some(state) = self.panes.get(&obs.pane) {
-                if let (false, false, Some(p)) = (obs.headless, state.new_run, &state.pair) {
-                    if p.agent == obs.agent && p.session_id == id {
-                        return None;
-                    }
-                }
+                // A remembered refusal first: absent (the common case) it
+                // costs one branch; present, the pane's own pair rarely
+                // is what repeats.
                 if let Some(r) = &state.refused {
                     if r.agent == obs.agent
                         && r.source == obs.source
                         && r.headless == obs.headless
                         && r.session_id == id
                     {
+                        return None;
+                    }
+                }
+                if let (false, false, Some(p)) = (obs.headless, state.new_run, &state.pair) {
+                    if p.agent == obs.agent && p.session_id == id {
                         return None;
                     }
                 }

@@ -26,7 +26,7 @@
 //!   included: a refusal is remembered until the pane's context changes.
 //! - **Restore and take** return data ([`Restored`], [`Took`]) that is
 //!   `Send`, with the telemetry events for the host's own sink; the line a
-//!   take returns is rebuilt by [`take::decide`](crate::take::decide), never
+//!   take returns is rebuilt by [`take::decide`], never
 //!   the stored words.
 //!
 //! # Example

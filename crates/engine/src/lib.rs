@@ -1,5 +1,6 @@
-//! The agent-resume feature module a Rust terminal links: the settings and
-//! paths it shares with the CLI, the real filesystem probe, capture into
+//! The agent-resume feature module a Rust terminal links: the long-lived
+//! [`handle`], persistence behind a trait ([`persistence`]), the settings
+//! and paths it shares with the CLI, the real filesystem probe, capture into
 //! the store, the restore sequence, the one safe take, and the telemetry
 //! file sink.
 //!
@@ -13,7 +14,9 @@
 //!
 //! - `sqlite` (default): the SQLite store of recordings and armed lines
 //!   (`agent-resume-store`), the path the CLI and the shell integration
-//!   share across processes.
+//!   share across processes. Without it the engine builds no C code;
+//!   [`persistence::Memory`] or a host's own [`persistence::Persistence`]
+//!   holds recordings and arms.
 //!
 //! # Example
 //!

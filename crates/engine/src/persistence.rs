@@ -1,7 +1,7 @@
 //! Persistence behind a trait: what restore, take and capture need of a
 //! store, so a host chooses where recordings and armed lines live.
 //!
-//! - [`Sqlite`] (feature `sqlite`): the CLI's database, shared with the
+//! - `Sqlite` (feature `sqlite`): the CLI's database, shared with the
 //!   agent hooks and the shell integration across processes.
 //! - [`Memory`] (always built): for an in-process host with a database of
 //!   its own, or none; arms are held in memory. Clones share one state, so a

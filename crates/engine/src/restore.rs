@@ -4,7 +4,7 @@
 //! plan, then arm each resumable pane and report one telemetry event per
 //! pane that had a recording ([`plan_over`], [`arm_and_report_over`]).
 //!
-//! [`decide`] and [`arm_and_report`] (feature `sqlite`) are that sequence
+//! `decide` and `arm_and_report` (feature `sqlite`) are that sequence
 //! over the CLI's database.
 //!
 //! With the feature off nothing is opened, swept, asked of the filesystem

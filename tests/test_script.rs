@@ -13,7 +13,8 @@ use std::process::{Command, Stdio};
 /// and fails otherwise; each runner prints its summary line. For
 /// `scripts/embed-check` it answers as cargo does: a manifest with the
 /// engine's default features on does not resolve next to the host's
-/// SQLite, and the program built without them prints its line.
+/// SQLite, and the program built without them prints its line, then the
+/// handle's; the `embed_host` example prints its closing line.
 const FAKE_CARGO: &str = r#"#!/bin/sh
 printf '%s\n' "$*" >> "$STATE/log"
 case "$1" in
@@ -34,7 +35,11 @@ case "$1" in
       exit 101
     fi ;;
   run)
-    echo " AGENT_RESUME_LINE=1 'claude' '--resume' 'f6066ebb-140e-4519-ab63-b9cde0b60b57'" ;;
+    if [ "$2" = -p ]; then
+      echo "embed_host: the whole loop holds"; exit 0
+    fi
+    line=" AGENT_RESUME_LINE=1 'claude' '--resume' 'f6066ebb-140e-4519-ab63-b9cde0b60b57'"
+    printf '%s\nhandle: %s\n' "$line" "$line" ;;
 esac
 exit 0
 "#;
@@ -136,5 +141,19 @@ fn when_nextest_cannot_be_installed_cargo_test_runs_last() {
         r.last_line.starts_with("test result: ok."),
         "{}",
         r.last_line
+    );
+}
+
+#[test]
+fn the_embedding_host_example_runs_without_default_features_before_the_suite() {
+    let r = run(true, "fail");
+    let at = |want: &str| r.log.iter().position(|l| l == want);
+    let example =
+        at("run -p agent-resume-engine --no-default-features --example embed_host --locked");
+    let docs = at("test --workspace --locked --doc");
+    assert!(
+        example.is_some() && example < docs,
+        "the example runs before the doc tests: {:?}",
+        r.log
     );
 }

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::catalog::Catalog;
-use crate::flag::{extract, Extraction};
+use crate::flag::{detect, extract, Extraction};
 use crate::pane::PaneId;
 use crate::posture::UnixMillis;
 use crate::recording::{DirIdentity, Recording};
@@ -135,23 +135,69 @@ pub enum Change {
 }
 
 #[derive(Clone, Debug)]
-struct PaneState {
+struct Pair {
     agent: AgentKind,
     session_id: String,
     source: IdSource,
+}
+
+/// An observation that changed nothing and would change nothing again
+/// while the pane's context stays (see [`Capture::remembering_refusals`]).
+#[derive(Clone, Debug)]
+struct Refusal {
+    agent: AgentKind,
+    session_id: String,
+    source: IdSource,
+    headless: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct PaneState {
+    /// The pair last adopted, with its source within the run.
+    pair: Option<Pair>,
     recording: Option<Recording>,
+    /// A run started since `pair` was adopted: the same pair is compared
+    /// once more against this run's flags.
+    new_run: bool,
+    /// The current run is headless: its exit clears nothing.
+    run_headless: bool,
+    refused: Option<Refusal>,
+}
+
+/// What one slow-path observation came to.
+enum Step {
+    Changed(Change),
+    /// Nothing to write; the pair is the pane's.
+    Unchanged,
+    /// Nothing to write, and the same observation would be refused again
+    /// while the pane's context stays.
+    Refused,
 }
 
 /// The per-pane capture state.
 #[derive(Debug, Default)]
 pub struct Capture {
     panes: HashMap<PaneId, PaneState>,
+    remember_refusals: bool,
 }
 
 impl Capture {
     /// An empty state machine.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty state machine that also remembers refused observations
+    /// (headless, an unknown directory, a lower-precedence source), keyed
+    /// by agent, id, source and headlessness, so the same observation
+    /// repeated settles on one map lookup. The owner must call
+    /// [`Capture::context_changed`] whenever what its [`PaneContext`]
+    /// answers for a pane changes (invocation, directory).
+    pub fn remembering_refusals() -> Self {
+        Capture {
+            panes: HashMap::new(),
+            remember_refusals: true,
+        }
     }
 
     /// Seeds a pane from what the store already holds (the CLI's hook runs in
@@ -161,10 +207,13 @@ impl Capture {
         self.panes.insert(
             pane,
             PaneState {
-                agent: recording.agent,
-                session_id: recording.session_id.clone(),
-                source: IdSource::Hook,
+                pair: Some(Pair {
+                    agent: recording.agent,
+                    session_id: recording.session_id.clone(),
+                    source: IdSource::Hook,
+                }),
                 recording: Some(recording),
+                ..PaneState::default()
             },
         );
     }
@@ -172,6 +221,14 @@ impl Capture {
     /// The recording capture last persisted for `pane`.
     pub fn recording(&self, pane: PaneId) -> Option<&Recording> {
         self.panes.get(&pane).and_then(|s| s.recording.as_ref())
+    }
+
+    /// What the host's [`PaneContext`] answers for `pane` changed: a
+    /// remembered refusal is asked again.
+    pub fn context_changed(&mut self, pane: PaneId) {
+        if let Some(state) = self.panes.get_mut(&pane) {
+            state.refused = None;
+        }
     }
 
     /// Handles one observation at `now`.
@@ -182,16 +239,42 @@ impl Capture {
         ctx: &dyn PaneContext,
         now: UnixMillis,
     ) -> Option<Change> {
+        self.observe_lazy(obs, ctx, || now)
+    }
+
+    /// [`Capture::observe`], reading the clock only when something may
+    /// change: the repeated event reads no clock.
+    #[inline]
+    pub fn observe_lazy(
+        &mut self,
+        obs: &Observation<'_>,
+        ctx: &dyn PaneContext,
+        now: impl FnOnce() -> UnixMillis,
+    ) -> Option<Change> {
         // The hot path, inlined into the caller: one lookup, one short
         // compare, no allocation. Everything else is out of line.
-        if let (false, Some(id)) = (obs.headless, obs.session_id) {
+        if let Some(id) = obs.session_id {
             if let Some(state) = self.panes.get(&obs.pane) {
-                if state.agent == obs.agent && state.session_id == id {
-                    return None;
+                // A remembered refusal first: absent (the common case) it
+                // costs one branch; present, the pane's own pair rarely
+                // is what repeats.
+                if let Some(r) = &state.refused {
+                    if r.agent == obs.agent
+                        && r.source == obs.source
+                        && r.headless == obs.headless
+                        && r.session_id == id
+                    {
+                        return None;
+                    }
+                }
+                if let (false, false, Some(p)) = (obs.headless, state.new_run, &state.pair) {
+                    if p.agent == obs.agent && p.session_id == id {
+                        return None;
+                    }
                 }
             }
         }
-        self.observe_changed(obs, ctx, now)
+        self.observe_changed(obs, ctx, now())
     }
 
     #[inline(never)]
@@ -201,33 +284,90 @@ impl Capture {
         ctx: &dyn PaneContext,
         now: UnixMillis,
     ) -> Option<Change> {
+        match self.step(obs, ctx, now) {
+            Step::Changed(change) => {
+                if let Some(state) = self.panes.get_mut(&obs.pane) {
+                    state.refused = None;
+                }
+                Some(change)
+            }
+            Step::Unchanged => None,
+            Step::Refused => {
+                if let (true, Some(id)) = (self.remember_refusals, obs.session_id) {
+                    let state = self.panes.entry(obs.pane).or_default();
+                    let r = state.refused.get_or_insert_with(|| Refusal {
+                        agent: obs.agent,
+                        session_id: String::new(),
+                        source: obs.source,
+                        headless: obs.headless,
+                    });
+                    r.agent = obs.agent;
+                    r.session_id.clear();
+                    r.session_id.push_str(id);
+                    r.source = obs.source;
+                    r.headless = obs.headless;
+                }
+                None
+            }
+        }
+    }
+
+    fn step(&mut self, obs: &Observation<'_>, ctx: &dyn PaneContext, now: UnixMillis) -> Step {
         if obs.headless {
-            return None;
+            return Step::Refused;
         }
         // A known id is never overwritten by an absent one.
-        let id = obs.session_id?;
-        if let Some(state) = self.panes.get(&obs.pane) {
-            if state.agent == obs.agent && state.session_id == id {
-                return None;
+        let Some(id) = obs.session_id else {
+            return Step::Unchanged;
+        };
+        let agent = Catalog::embedded().agent(obs.agent);
+        if let Some(state) = self.panes.get_mut(&obs.pane) {
+            if let Some(pair) = &state.pair {
+                if pair.agent == obs.agent && pair.session_id == id {
+                    if !state.new_run {
+                        return Step::Unchanged;
+                    }
+                    // A new run reporting the id the pane holds: recorded
+                    // again when this run shows other flags or another
+                    // program word (a recording carries the flags of the
+                    // run that reported), else the pane's as it is.
+                    let other = state.recording.as_ref().is_some_and(|rec| {
+                        match ctx.invocation().as_deref().map(|text| extract(agent, text)) {
+                            Some(Ok(Extraction::Interactive { flags, program })) => {
+                                flags != rec.flags || program != rec.program
+                            }
+                            Some(Ok(Extraction::Headless) | Err(_)) | None => false,
+                        }
+                    });
+                    if !other {
+                        state.new_run = false;
+                        return Step::Unchanged;
+                    }
+                    // As a pane holding nothing: no precedence to respect.
+                    state.pair = None;
+                }
             }
             // A new launch starts a new run; otherwise a lower-precedence
             // source never overrides a higher one within the run.
-            if obs.source != IdSource::Launch
-                && state.agent == obs.agent
-                && obs.source < state.source
-            {
-                return None;
+            if let Some(pair) = &state.pair {
+                if obs.source != IdSource::Launch
+                    && pair.agent == obs.agent
+                    && obs.source < pair.source
+                {
+                    return Step::Refused;
+                }
             }
         }
-        let agent = Catalog::embedded().agent(obs.agent);
         let (flags, program) = match ctx.invocation().as_deref().map(|text| extract(agent, text)) {
-            Some(Ok(Extraction::Headless)) => return None,
+            Some(Ok(Extraction::Headless)) => return Step::Refused,
             Some(Ok(Extraction::Interactive { flags, program })) => (flags, program),
             // Unknown or unreadable invocation: record the id with no flags
             // and the declared program word.
             Some(Err(_)) | None => (Vec::new(), None),
         };
-        let cwd = ctx.cwd()?;
+        let Some(cwd) = ctx.cwd() else {
+            return Step::Refused;
+        };
         let recording = Recording {
             agent: obs.agent,
             session_id: id.to_owned(),
@@ -238,16 +378,16 @@ impl Capture {
             observed_at: now,
             config_home: ctx.config_home(),
         };
-        let state = self.panes.entry(obs.pane).or_insert_with(|| PaneState {
+        let state = self.panes.entry(obs.pane).or_default();
+        let pair = state.pair.get_or_insert_with(|| Pair {
             agent: obs.agent,
             session_id: String::new(),
             source: obs.source,
-            recording: None,
         });
-        state.agent = obs.agent;
-        state.session_id.clear();
-        state.session_id.push_str(id);
-        state.source = obs.source;
+        pair.agent = obs.agent;
+        pair.session_id.clear();
+        pair.session_id.push_str(id);
+        pair.source = obs.source;
         // The final guard: identical content is not written again.
         let same = state.recording.as_ref().is_some_and(|r| {
             r.agent == recording.agent
@@ -259,16 +399,59 @@ impl Capture {
                 && r.dir == recording.dir
         });
         if same {
-            return None;
+            return Step::Unchanged;
         }
+        state.new_run = false;
         state.recording = Some(recording.clone());
-        Some(Change::Save(recording))
+        Step::Changed(Change::Save(recording))
     }
 
-    /// The agent in `pane` ended while the pane was attached.
+    /// A new run of an agent started in `pane` (`ctx` answers for it): as
+    /// the CLI, which reads the pane's stored recording afresh for every
+    /// event, the pane's id is kept, but its source counts as a live hook
+    /// again, the next report of the same id is compared with this run's
+    /// flags, and a headless run is remembered so its exit clears nothing.
+    pub fn run_started(&mut self, pane: PaneId, ctx: &dyn PaneContext) {
+        let headless = ctx.invocation().is_some_and(|text| {
+            detect(Catalog::embedded(), &text)
+                .is_some_and(|agent| matches!(extract(agent, &text), Ok(Extraction::Headless)))
+        });
+        let state = self.panes.entry(pane).or_default();
+        state.run_headless = headless;
+        state.refused = None;
+        Self::end_run(state);
+    }
+
+    fn end_run(state: &mut PaneState) {
+        if let Some(pair) = &mut state.pair {
+            pair.source = IdSource::Hook;
+            state.new_run = true;
+        }
+    }
+
+    /// The agent in `pane` ended while the pane was attached: cleared.
+    /// See [`Capture::agent_exited`] for the exit status rule.
     pub fn agent_ended(&mut self, pane: PaneId) -> Change {
         self.panes.remove(&pane);
         Change::Clear
+    }
+
+    /// The agent in `pane` exited with `status` while the pane was
+    /// attached. Exit 0 clears the recording; any other status (an error,
+    /// a signal, a failed resume, 148 for a suspended job) keeps it, and
+    /// the next run is accepted as a new run. The exit of a headless run
+    /// ([`Capture::run_started`]) clears nothing.
+    pub fn agent_exited(&mut self, pane: PaneId, status: i32) -> Option<Change> {
+        let headless = self.panes.get(&pane).is_some_and(|s| s.run_headless);
+        if status == 0 && !headless {
+            return Some(self.agent_ended(pane));
+        }
+        if let Some(state) = self.panes.get_mut(&pane) {
+            state.run_headless = false;
+            state.refused = None;
+            Self::end_run(state);
+        }
+        None
     }
 
     /// The agent in `pane` was suspended (job control): keep everything.
@@ -412,5 +595,152 @@ mod tests {
         assert_eq!(c.suspended(p), None);
         assert_eq!(c.detach(p, DetachKind::Closed), Some(Change::Delete));
         assert_eq!(c.agent_ended(p), Change::Clear);
+    }
+
+    /// Counts what the host is asked, and answers what it is set to.
+    struct Asked {
+        invocation: Option<&'static str>,
+        cwd: Option<&'static str>,
+        asked: std::cell::Cell<u32>,
+    }
+    impl PaneContext for Asked {
+        fn invocation(&self) -> Option<Cow<'_, str>> {
+            self.asked.set(self.asked.get() + 1);
+            self.invocation.map(Cow::Borrowed)
+        }
+        fn cwd(&self) -> Option<PathBuf> {
+            self.asked.set(self.asked.get() + 1);
+            self.cwd.map(PathBuf::from)
+        }
+    }
+
+    fn asked(invocation: Option<&'static str>, cwd: Option<&'static str>) -> Asked {
+        Asked {
+            invocation,
+            cwd,
+            asked: std::cell::Cell::new(0),
+        }
+    }
+
+    #[test]
+    fn a_refused_observation_repeated_asks_the_host_nothing_until_its_context_changes() {
+        let p = PaneId::from_bytes([1; 16]);
+        for (label, ctx) in [
+            ("unknown directory", asked(Some("claude"), None)),
+            (
+                "headless invocation",
+                asked(Some("claude -p hi"), Some("/p")),
+            ),
+        ] {
+            let mut c = Capture::remembering_refusals();
+            assert_eq!(
+                c.observe(&obs(Some(A), IdSource::Hook), &ctx, UnixMillis(1)),
+                None
+            );
+            let first = ctx.asked.get();
+            assert!(first > 0, "{label}");
+            for t in 2..10 {
+                assert_eq!(
+                    c.observe(&obs(Some(A), IdSource::Hook), &ctx, UnixMillis(t)),
+                    None
+                );
+            }
+            assert_eq!(ctx.asked.get(), first, "{label}: the refusal is remembered");
+            // Another id, source or headlessness is another observation.
+            c.observe(&obs(Some(B), IdSource::Hook), &ctx, UnixMillis(11));
+            assert!(ctx.asked.get() > first, "{label}: a new id is asked again");
+            c.context_changed(p);
+            let before = ctx.asked.get();
+            c.observe(&obs(Some(B), IdSource::Hook), &ctx, UnixMillis(12));
+            assert!(
+                ctx.asked.get() > before,
+                "{label}: a new context is asked again"
+            );
+        }
+        // Once the directory is known, the id is recorded.
+        let mut c = Capture::remembering_refusals();
+        assert_eq!(
+            c.observe(
+                &obs(Some(A), IdSource::Hook),
+                &asked(Some("claude"), None),
+                UnixMillis(1)
+            ),
+            None
+        );
+        c.context_changed(p);
+        assert!(c
+            .observe(
+                &obs(Some(A), IdSource::Hook),
+                &asked(Some("claude"), Some("/p")),
+                UnixMillis(2)
+            )
+            .is_some());
+    }
+
+    #[test]
+    fn a_plain_capture_remembers_no_refusal() {
+        let mut c = Capture::new();
+        let ctx = asked(Some("claude"), None);
+        c.observe(&obs(Some(A), IdSource::Hook), &ctx, UnixMillis(1));
+        let first = ctx.asked.get();
+        c.observe(&obs(Some(A), IdSource::Hook), &ctx, UnixMillis(2));
+        assert_eq!(ctx.asked.get(), 2 * first);
+    }
+
+    #[test]
+    fn a_new_run_reporting_the_same_id_with_other_flags_records_it_again() {
+        let p = PaneId::from_bytes([1; 16]);
+        let mut c = Capture::remembering_refusals();
+        c.observe(
+            &obs(Some(A), IdSource::Hook),
+            &Ctx("claude --model opus"),
+            UnixMillis(1),
+        );
+        let same = Ctx("claude --model opus");
+        c.run_started(p, &same);
+        assert_eq!(
+            c.observe(&obs(Some(A), IdSource::Hook), &same, UnixMillis(2)),
+            None
+        );
+        let other = Ctx("claude --model sonnet");
+        c.run_started(p, &other);
+        let Some(Change::Save(r)) = c.observe(&obs(Some(A), IdSource::Hook), &other, UnixMillis(3))
+        else {
+            panic!("recorded again")
+        };
+        assert_eq!(r.flags[0].value.as_deref(), Some("sonnet"));
+        assert_eq!(
+            c.observe(&obs(Some(A), IdSource::Hook), &other, UnixMillis(4)),
+            None
+        );
+    }
+
+    #[test]
+    fn exit_zero_clears_any_other_status_keeps_and_the_next_run_is_accepted() {
+        let p = PaneId::from_bytes([1; 16]);
+        let ctx = Ctx("claude");
+        let mut c = Capture::remembering_refusals();
+        c.observe(&obs(Some(A), IdSource::ExitHint), &ctx, UnixMillis(1));
+        assert_eq!(c.agent_exited(p, 1), None);
+        assert!(c.recording(p).is_some(), "kept");
+        // The next run's hook is a new run's id: adopted.
+        assert!(c
+            .observe(&obs(Some(B), IdSource::Hook), &ctx, UnixMillis(2))
+            .is_some());
+        assert_eq!(c.agent_exited(p, 148), None, "suspended: kept");
+        assert_eq!(c.agent_exited(p, 0), Some(Change::Clear));
+        assert!(c.recording(p).is_none());
+    }
+
+    #[test]
+    fn the_exit_of_a_headless_run_clears_nothing() {
+        let p = PaneId::from_bytes([1; 16]);
+        let mut c = Capture::remembering_refusals();
+        c.observe(&obs(Some(A), IdSource::Hook), &Ctx("claude"), UnixMillis(1));
+        c.run_started(p, &Ctx("claude -p hi"));
+        assert_eq!(c.agent_exited(p, 0), None);
+        assert!(c.recording(p).is_some());
+        c.run_started(p, &Ctx("claude"));
+        assert_eq!(c.agent_exited(p, 0), Some(Change::Clear));
     }
 }

@@ -58,6 +58,7 @@
 //! yields no invocation; every word is quoted unconditionally and a word
 //! holding `'` or a control character is refused as a second barrier.
 
+pub mod batch;
 pub mod capture;
 pub mod catalog;
 pub mod claim;

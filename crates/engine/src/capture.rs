@@ -7,8 +7,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    extract, Capture, Catalog, Change, DirIdentity, Extraction, Observation, PaneContext, PaneId,
-    Recording, UnixMillis,
+    Capture, Change, DirIdentity, Observation, PaneContext, PaneId, UnixMillis,
 };
 use agent_resume_store::{RowState, Set, Store, WriteError, Writer};
 
@@ -57,34 +56,17 @@ pub fn observe(
 ) -> Result<Applied, WriteError> {
     let mut capture = Capture::new();
     if let Ok(Some(RowState::Recording(rec))) = store.row(obs.pane) {
-        // The same id with other flags than this run shows is recorded
-        // again: a recording carries the flags of the run that reported.
-        if !other_flags(&rec, obs, known) {
-            capture.seed(obs.pane, rec);
-        }
+        // Every hook process is a fresh look at the pane: its stored
+        // recording, as of a new run, so the same id with other flags than
+        // this run shows is recorded again (a recording carries the flags
+        // of the run that reported) — core's run rule, once.
+        capture.seed(obs.pane, rec);
+        capture.run_started(obs.pane, known);
     }
     let Some(change) = capture.observe(obs, known, now) else {
         return Ok(Applied::Unchanged);
     };
     apply(store, obs.pane, change, now)
-}
-
-/// Whether `rec` is `obs`'s agent and id yet holds other flags or another
-/// program word than `known`'s invocation shows. An unknown invocation
-/// shows nothing and changes nothing.
-fn other_flags(rec: &Recording, obs: &Observation<'_>, known: &Known) -> bool {
-    let Some(text) = known.invocation.as_deref() else {
-        return false;
-    };
-    if rec.agent != obs.agent || obs.session_id != Some(rec.session_id.as_str()) {
-        return false;
-    }
-    match extract(Catalog::embedded().agent(obs.agent), text) {
-        Ok(Extraction::Interactive { flags, program }) => {
-            flags != rec.flags || program != rec.program
-        }
-        Ok(Extraction::Headless) | Err(_) => false,
-    }
 }
 
 /// Writes one change for `pane`.

@@ -1,8 +1,9 @@
-//! The agent-resume feature module a Rust terminal links: the settings and
-//! paths it shares with the CLI, the real filesystem probe, capture into
-//! the store, the `Host` trait ([`host`]) and the restore sequence over any
-//! host, the one safe take, and the telemetry
-//! file sink.
+//! The agent-resume feature module a Rust terminal links: the long-lived
+//! [`handle`], persistence behind a trait ([`persistence`]), the settings
+//! and paths it shares with the CLI, the real filesystem probe, capture into
+//! the store (hooks, the zero-config scan, hook installation), the `Host`
+//! trait ([`host`]) and the restore sequence over any host, the one safe
+//! take, and the telemetry file sink.
 //!
 //! Everything a host *decides* lives here or below (in
 //! `agent_resume_core`), once: the CLI is one host of this crate, and a
@@ -14,7 +15,9 @@
 //!
 //! - `sqlite` (default): the SQLite store of recordings and armed lines
 //!   (`agent-resume-store`), the path the CLI and the shell integration
-//!   share across processes.
+//!   share across processes. Without it the engine builds no C code;
+//!   [`persistence::Memory`] or a host's own [`persistence::Persistence`]
+//!   holds recordings and arms.
 //!
 //! # Example
 //!
@@ -56,11 +59,12 @@ pub mod capture;
 #[cfg(feature = "sqlite")]
 pub mod evidence;
 pub mod fs;
+pub mod handle;
 pub mod hooks;
 pub mod host;
 pub mod paths;
+pub mod persistence;
 pub mod process;
-#[cfg(feature = "sqlite")]
 pub mod restore;
 #[cfg(feature = "sqlite")]
 pub mod scan;

@@ -145,6 +145,17 @@ fn when_nextest_cannot_be_installed_cargo_test_runs_last() {
 }
 
 #[test]
+fn the_api_documentation_is_built_with_and_without_the_engine_s_default_features() {
+    let r = run(true, "");
+    for want in [
+        "doc --workspace --no-deps --locked",
+        "doc -p agent-resume-engine --no-default-features --no-deps --locked",
+    ] {
+        assert!(r.log.iter().any(|l| l == want), "{want}: {:?}", r.log);
+    }
+}
+
+#[test]
 fn the_embedding_host_example_runs_without_default_features_before_the_suite() {
     let r = run(true, "fail");
     let at = |want: &str| r.log.iter().position(|l| l == want);

@@ -46,7 +46,7 @@ mod row;
 mod tmux;
 
 pub use plan::{plan_case, privacy_case, Fs, PlanCase, NOW};
-pub use row::{encode_row, row_values, COLUMN};
+pub use row::{as_column, encode_row, row_values, COLUMN};
 pub use tmux::tmux_reads;
 
 /// Separates the fields of a `build_invocation` input.

@@ -5,8 +5,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use agent_resume_core::Recording;
-use agent_resume_store::VALUES;
-use rusqlite::types::{Value, ValueRef};
+use agent_resume_store::{Column, VALUES};
+use rusqlite::types::Value;
 
 /// Separates the column fields of a `store_row` input (the byte U+001F).
 pub const COLUMN: u8 = 0x1f;
@@ -20,14 +20,14 @@ pub const COLUMN: u8 = 0x1f;
 /// (an integer that is not decimal takes up to 8 bytes, little-endian);
 /// text and blobs are the raw rest, so text may be invalid UTF-8, as any
 /// process that can write the file may leave it.
-pub fn row_values(data: &[u8]) -> [ValueRef<'_>; VALUES] {
+pub fn row_values(data: &[u8]) -> [Column<'_>; VALUES] {
     let mut fields = data.split(|b| *b == COLUMN);
-    std::array::from_fn(|_| fields.next().map_or(ValueRef::Null, column))
+    std::array::from_fn(|_| fields.next().map_or(Column::Null, column))
 }
 
-fn column(field: &[u8]) -> ValueRef<'_> {
+fn column(field: &[u8]) -> Column<'_> {
     let Some((&tag, rest)) = field.split_first() else {
-        return ValueRef::Null;
+        return Column::Null;
     };
     let kind = match tag {
         b'n' => 0,
@@ -39,15 +39,15 @@ fn column(field: &[u8]) -> ValueRef<'_> {
     };
     let decimal = std::str::from_utf8(rest).unwrap_or_default();
     match kind {
-        1 => ValueRef::Integer(decimal.parse().unwrap_or_else(|_| {
+        1 => Column::Integer(decimal.parse().unwrap_or_else(|_| {
             let mut le = [0; 8];
             le.iter_mut().zip(rest).for_each(|(d, s)| *d = *s);
             i64::from_le_bytes(le)
         })),
-        2 => ValueRef::Real(decimal.parse().unwrap_or(0.0)),
-        3 => ValueRef::Text(rest),
-        4 => ValueRef::Blob(rest),
-        _ => ValueRef::Null,
+        2 => Column::Real(decimal.parse().unwrap_or(0.0)),
+        3 => Column::Text(rest),
+        4 => Column::Blob(rest),
+        _ => Column::Null,
     }
 }
 
@@ -68,4 +68,15 @@ pub fn encode_row(r: &Recording) -> [Value; VALUES] {
         r.dir.as_ref().map_or(Value::Null, |d| Value::Integer(d.volume as i64)),
         r.dir.as_ref().map_or(Value::Null, |d| Value::Integer(d.inode as i64)),
     ]
+}
+
+/// A bound value as the decoder reads it back.
+pub fn as_column(v: &Value) -> Column<'_> {
+    match v {
+        Value::Null => Column::Null,
+        Value::Integer(i) => Column::Integer(*i),
+        Value::Real(r) => Column::Real(*r),
+        Value::Text(t) => Column::Text(t.as_bytes()),
+        Value::Blob(b) => Column::Blob(b),
+    }
 }

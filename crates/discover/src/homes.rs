@@ -16,7 +16,7 @@ use crate::provider::{provider, HomeEnv, Store};
 /// The store root of every agent with a reader, each with the meaning of
 /// the agent's own config-home variable, so a recording's config home
 /// (captured from that variable) can stand in for it. Which variable and
-/// which default is the agent's provider's ([`crate::provider`]):
+/// which default is the agent's provider's ([`mod@crate::provider`]):
 /// `$CLAUDE_CONFIG_DIR` (`~/.claude`), `$CODEX_HOME` (`~/.codex`),
 /// `$GEMINI_CLI_HOME` (`~`, the home holding `.gemini/`), `$QWEN_HOME`
 /// (`~/.qwen`), `$GROK_HOME` (`~/.grok`), `$FACTORY_HOME_OVERRIDE` (`~`,

@@ -533,7 +533,7 @@ pub struct DataBody<'a> {
 const BODY_KEYS: [&str; 5] = ["message", "content", "parts", "payload", "data"];
 
 /// Where the values of a record's top-level [`Bodies`] keys lie, noted while
-/// [`line`] parses it, so the bodies can be read from those values alone
+/// [`line()`] parses it, so the bodies can be read from those values alone
 /// instead of a second parse of the whole record.
 #[derive(Debug, Default)]
 pub struct Spans {
@@ -703,7 +703,7 @@ pub fn line(raw: &[u8]) -> serde_json::Result<(Line<'_>, Spans)> {
     Ok((l, spans))
 }
 
-/// The bodies of a record [`line`] accepted, from a parse of the whole
+/// The bodies of a record [`line()`] accepted, from a parse of the whole
 /// record: the same as [`bodies`] with its spans.
 pub fn bodies_of(raw: &[u8]) -> Bodies<'_> {
     serde_json::from_slice(raw).unwrap_or_default()
@@ -713,10 +713,10 @@ pub fn bodies_of(raw: &[u8]) -> Bodies<'_> {
 /// alone (the parser's limit is 128 levels): read with the whole record.
 const DEEP: usize = 100;
 
-/// The bodies of a record [`line`] parsed: the same as
+/// The bodies of a record [`line()`] parsed: the same as
 /// `serde_json::from_slice::<Bodies>(raw)`, or empty where that is refused.
 /// Only the body keys' values are parsed, each alone: the rest of the record
-/// was already checked by [`line`], and [`Bodies`] skips it.
+/// was already checked by [`line()`], and [`Bodies`] skips it.
 pub fn bodies<'a>(raw: &'a [u8], spans: &Spans) -> Bodies<'a> {
     let whole = bodies_of;
     if spans.unknown {
@@ -849,7 +849,7 @@ mod tests {
         assert_eq!(scan_str(br#"{"cwd" : "/x"}"#, "cwd").as_deref(), Some("/x"));
     }
 
-    /// What the listing made of a record before [`line`] and [`bodies`]:
+    /// What the listing made of a record before [`line()`] and [`bodies`]:
     /// two whole parses.
     fn by_two_parses(raw: &[u8]) -> Option<(String, String)> {
         let l = serde_json::from_slice::<Line<'_>>(raw).ok()?;

@@ -14,7 +14,7 @@
 //! What differs from agent to agent (where its store is and how it is laid
 //! out, what its records say, its own resumability rule, its npm package,
 //! pid registry and hook file) lives in one module per agent under
-//! [`provider`], and [`provider()`] is the one place that maps an agent to
+//! [`mod@provider`], and [`provider()`] is the one place that maps an agent to
 //! it.
 //!
 //! This is an I/O boundary crate: it reads the filesystem and `/proc`, and
@@ -37,7 +37,7 @@
 //! titles and prompts are cleaned of control and invisible characters
 //! ([`text::clean`]) before they are kept; directories are kept as paths
 //! and must be escaped for display by the caller. Every file is opened
-//! through [`file`]: without blocking (a FIFO or device is refused), as a
+//! through [`mod@file`]: without blocking (a FIFO or device is refused), as a
 //! regular file only, and read through a size cap.
 //!
 //! # Example

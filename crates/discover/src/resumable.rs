@@ -5,7 +5,7 @@
 //! resume the agent answers with an error. Each rule here is the agent's
 //! own, as its shipped code applies it (`docs/agents.md`, "Observed with the
 //! real CLIs offline"), and lives in the agent's provider module
-//! ([`crate::provider`]):
+//! ([`mod@crate::provider`]):
 //!
 //! | agent | resumable when |
 //! |---|---|

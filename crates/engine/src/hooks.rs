@@ -21,7 +21,7 @@
 //!   shared background server (`codex app-server --managed-daemon`) with
 //!   the environment of the TUI that started it, so its hooks cannot tell
 //!   which pane a session is in and record nothing there
-//!   ([`crate::evidence`]). `--per-window` sets `[features]
+//!   (`evidence`, feature `sqlite`). `--per-window` sets `[features]
 //!   daemon_auto_start = false` (each TUI then runs its own sessions, which
 //!   end with their window), recorded in `config.toml.agent-resume.per-window`
 //!   so uninstall gives back the value (or absence) the file had; without
@@ -30,7 +30,7 @@
 //! Files are replaced through a temporary file under a fresh random name,
 //! created `O_EXCL | O_NOFOLLOW` ([`agent_resume_discover::file::replace`]); a symlinked settings
 //! file is written through only to the user's own regular file
-//! ([`write_target`]).
+//! (`write_target`).
 //!
 //! The original file is copied once to `<file>.agent-resume.bak` (never
 //! overwritten by a later install, removed once uninstall has given the

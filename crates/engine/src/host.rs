@@ -3,7 +3,7 @@
 //!
 //! A host gives the engine its panes and carries out what the engine
 //! decided; it decides nothing itself. The restore sequence over any host
-//! is written once, in [`crate::restore::run`] (feature `sqlite`):
+//! is written once, in `restore::run` (feature `sqlite`):
 //! `restore_model` → plan → arm and report → `recreate` → `dispatch`.
 //!
 //! The trait is object safe (`&mut dyn Host`); every method returns a

@@ -368,7 +368,7 @@ pub fn write_seen(
 /// of a file, a script's output) can print a hint-shaped line naming any
 /// id. So a hint counts only when the agent's own store holds that session
 /// in the run's directory and wrote it since the run started
-/// ([`hint_is_of_this_run`]); otherwise nothing is recorded. `listed`
+/// (`hint_is_of_this_run`); otherwise nothing is recorded. `listed`
 /// keeps each agent's store listing for the other panes of the same save.
 pub fn exit_hint(
     db: &Path,

@@ -75,5 +75,5 @@ pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup
 pub use lock::LockError;
 pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
-pub use row::{decode_values, RowState, Unreadable, VALUES};
+pub use row::{decode_values, Column, RowState, Unreadable, VALUES};
 pub use writer::{coalesce, Batch, Flushed, Set, Writer, WriterStats};

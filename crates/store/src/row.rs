@@ -11,6 +11,35 @@ use agent_resume_core::{
     AgentKind, Catalog, DirIdentity, PaneId, RecordedFlag, Recording, Stored, UnixMillis,
 };
 use rusqlite::types::ValueRef;
+
+/// One raw column value, as SQLite stores it (its storage class): what
+/// [`decode_values`] decodes. Text may be any bytes (invalid UTF-8
+/// included), as any process that can write the file may leave it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Column<'a> {
+    /// NULL.
+    Null,
+    /// An integer.
+    Integer(i64),
+    /// A real.
+    Real(f64),
+    /// Text, raw bytes.
+    Text(&'a [u8]),
+    /// A blob.
+    Blob(&'a [u8]),
+}
+
+impl<'a> Column<'a> {
+    fn of(v: ValueRef<'a>) -> Column<'a> {
+        match v {
+            ValueRef::Null => Column::Null,
+            ValueRef::Integer(i) => Column::Integer(i),
+            ValueRef::Real(r) => Column::Real(r),
+            ValueRef::Text(t) => Column::Text(t),
+            ValueRef::Blob(b) => Column::Blob(b),
+        }
+    }
+}
 use rusqlite::Row;
 
 /// What the store holds for one pane.
@@ -136,24 +165,24 @@ pub(crate) fn encode(r: &Recording) -> Encoded {
     }
 }
 
-fn bytes(v: ValueRef<'_>) -> Option<&[u8]> {
+fn bytes(v: Column<'_>) -> Option<&[u8]> {
     match v {
-        ValueRef::Blob(b) | ValueRef::Text(b) => Some(b),
-        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => None,
+        Column::Blob(b) | Column::Text(b) => Some(b),
+        Column::Null | Column::Integer(_) | Column::Real(_) => None,
     }
 }
 
-fn text(v: ValueRef<'_>) -> Option<&str> {
+fn text(v: Column<'_>) -> Option<&str> {
     match v {
-        ValueRef::Text(b) => std::str::from_utf8(b).ok(),
-        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) | ValueRef::Blob(_) => None,
+        Column::Text(b) => std::str::from_utf8(b).ok(),
+        Column::Null | Column::Integer(_) | Column::Real(_) | Column::Blob(_) => None,
     }
 }
 
 /// The pane of a row: `None` when the key is not a pane id (the row cannot
 /// be attributed to any pane; the sweep removes it).
 pub(crate) fn pane(row: &Row<'_>) -> rusqlite::Result<Option<PaneId>> {
-    Ok(text(row.get_ref(0)?).and_then(|s| s.parse().ok()))
+    Ok(text(Column::of(row.get_ref(0)?)).and_then(|s| s.parse().ok()))
 }
 
 /// Decodes columns 1.. of a row selected with [`COLUMNS`].
@@ -164,9 +193,9 @@ pub(crate) fn decode(row: &Row<'_>) -> rusqlite::Result<RowState> {
 /// [`decode`] for many rows: the flags JSON of each distinct text is parsed
 /// once (rows of one machine share a handful of flag sets).
 pub(crate) fn decode_cached(row: &Row<'_>, cache: &mut FlagsCache) -> rusqlite::Result<RowState> {
-    let mut values = [ValueRef::Null; VALUES];
+    let mut values = [Column::Null; VALUES];
     for (i, v) in values.iter_mut().enumerate() {
-        *v = row.get_ref(i + 1)?;
+        *v = Column::of(row.get_ref(i + 1)?);
     }
     Ok(match decode_recording(values, cache) {
         Ok(r) => RowState::Recording(r),
@@ -191,8 +220,8 @@ impl FlagsCache {
 
     /// The flags of a `flags` column value: `None` unless it is UTF-8 text
     /// holding a JSON list of flags.
-    fn parse(&mut self, value: ValueRef<'_>) -> Option<Vec<RecordedFlag>> {
-        let ValueRef::Text(bytes) = value else {
+    fn parse(&mut self, value: Column<'_>) -> Option<Vec<RecordedFlag>> {
+        let Column::Text(bytes) = value else {
             return None;
         };
         // Bytes equal to the last text are that text: valid UTF-8 already.
@@ -220,12 +249,12 @@ impl FlagsCache {
     }
 }
 
-/// Decodes one row from its raw column values, in [`COLUMNS`] order after
-/// the pane: `[agent, session_id, flags, program, cwd, observed_at,
+/// Decodes one row from its raw column values, in the table's column order
+/// after the pane: `[agent, session_id, flags, program, cwd, observed_at,
 /// config_home, dir_canonical, dir_volume, dir_inode]`. Pure (no connection), so any values can be fed to it: a
 /// row decodes to a recording whose session id passes its agent's shape, or
 /// to the first reason it is unreadable.
-pub fn decode_values(values: [ValueRef<'_>; VALUES]) -> RowState {
+pub fn decode_values(values: [Column<'_>; VALUES]) -> RowState {
     match decode_recording(values, &mut FlagsCache::default()) {
         Ok(r) => RowState::Recording(r),
         Err(why) => RowState::Unreadable(why),
@@ -233,18 +262,18 @@ pub fn decode_values(values: [ValueRef<'_>; VALUES]) -> RowState {
 }
 
 fn decode_recording(
-    values: [ValueRef<'_>; VALUES],
+    values: [Column<'_>; VALUES],
     cache: &mut FlagsCache,
 ) -> Result<Recording, Unreadable> {
     let [agent, session_id, flags, program, cwd, observed_at, config_home, dir_canonical, dir_volume, dir_inode] =
         values;
     let agent = match agent {
-        ValueRef::Null => return Err(Unreadable::AgentMissing),
-        ValueRef::Integer(code) => u16::try_from(code)
+        Column::Null => return Err(Unreadable::AgentMissing),
+        Column::Integer(code) => u16::try_from(code)
             .ok()
             .and_then(AgentKind::from_code)
             .ok_or(Unreadable::AgentUnknown)?,
-        ValueRef::Real(_) | ValueRef::Text(_) | ValueRef::Blob(_) => {
+        Column::Real(_) | Column::Text(_) | Column::Blob(_) => {
             return Err(Unreadable::AgentUnknown)
         }
     };
@@ -254,24 +283,24 @@ fn decode_recording(
         .ok_or(Unreadable::SessionId)?;
     let flags = cache.parse(flags).ok_or(Unreadable::Flags)?;
     let program = match program {
-        ValueRef::Null => None,
+        Column::Null => None,
         v => Some(text(v).ok_or(Unreadable::Program)?.to_owned()),
     };
     let cwd = bytes(cwd)
         .filter(|b| !b.is_empty())
         .ok_or(Unreadable::Directory)?;
-    let ValueRef::Integer(observed_at) = observed_at else {
+    let Column::Integer(observed_at) = observed_at else {
         return Err(Unreadable::ObservedAt);
     };
     let config_home = match config_home {
-        ValueRef::Null => None,
+        Column::Null => None,
         v => Some(PathBuf::from(OsStr::from_bytes(
             bytes(v).ok_or(Unreadable::ConfigHome)?,
         ))),
     };
     let dir = match (dir_canonical, dir_volume, dir_inode) {
-        (ValueRef::Null, ValueRef::Null, ValueRef::Null) => None,
-        (canonical, ValueRef::Integer(volume), ValueRef::Integer(inode)) => Some(DirIdentity {
+        (Column::Null, Column::Null, Column::Null) => None,
+        (canonical, Column::Integer(volume), Column::Integer(inode)) => Some(DirIdentity {
             canonical: PathBuf::from(OsStr::from_bytes(
                 bytes(canonical)
                     .filter(|b| b.first() == Some(&b'/'))
@@ -307,18 +336,18 @@ mod tests {
 
     const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
 
-    fn claude_row<'a>() -> [ValueRef<'a>; VALUES] {
+    fn claude_row<'a>() -> [Column<'a>; VALUES] {
         [
-            ValueRef::Integer(i64::from(AgentKind::Claude.code())),
-            ValueRef::Text(ID.as_bytes()),
-            ValueRef::Text(br#"[{"name":"--model","value":"opus"}]"#),
-            ValueRef::Null,
-            ValueRef::Blob(b"/w\xff"),
-            ValueRef::Integer(7),
-            ValueRef::Null,
-            ValueRef::Blob(b"/w\xff"),
-            ValueRef::Integer(-3),
-            ValueRef::Integer(42),
+            Column::Integer(i64::from(AgentKind::Claude.code())),
+            Column::Text(ID.as_bytes()),
+            Column::Text(br#"[{"name":"--model","value":"opus"}]"#),
+            Column::Null,
+            Column::Blob(b"/w\xff"),
+            Column::Integer(7),
+            Column::Null,
+            Column::Blob(b"/w\xff"),
+            Column::Integer(-3),
+            Column::Integer(42),
         ]
     }
 
@@ -334,16 +363,16 @@ mod tests {
         let flags = e.flags.expect("flags serialize");
         let (canonical, volume, inode) = e.dir.clone().expect("an identity");
         let again = decode_values([
-            ValueRef::Integer(e.agent.expect("a code")),
-            ValueRef::Text(r.session_id.as_bytes()),
-            ValueRef::Text(flags.as_bytes()),
-            ValueRef::Null,
-            ValueRef::Blob(&e.cwd),
-            ValueRef::Integer(r.observed_at.0),
-            ValueRef::Null,
-            ValueRef::Blob(&canonical),
-            ValueRef::Integer(volume),
-            ValueRef::Integer(inode),
+            Column::Integer(e.agent.expect("a code")),
+            Column::Text(r.session_id.as_bytes()),
+            Column::Text(flags.as_bytes()),
+            Column::Null,
+            Column::Blob(&e.cwd),
+            Column::Integer(r.observed_at.0),
+            Column::Null,
+            Column::Blob(&canonical),
+            Column::Integer(volume),
+            Column::Integer(inode),
         ]);
         assert_eq!(again, RowState::Recording(r));
     }
@@ -351,7 +380,7 @@ mod tests {
     #[test]
     fn a_row_without_any_identity_column_decodes_with_no_identity() {
         let mut row = claude_row();
-        row[7..].fill(ValueRef::Null);
+        row[7..].fill(Column::Null);
         let RowState::Recording(r) = decode_values(row) else {
             panic!("a row from before identities decodes");
         };
@@ -369,7 +398,7 @@ mod tests {
         ];
         for t in texts {
             let mut row = claude_row();
-            row[2] = ValueRef::Text(t);
+            row[2] = Column::Text(t);
             let cached = match decode_recording(row, &mut cache) {
                 Ok(r) => RowState::Recording(r),
                 Err(why) => RowState::Unreadable(why),
@@ -382,24 +411,24 @@ mod tests {
     #[test]
     fn decode_values_names_the_first_unreadable_column() {
         for (column, value, want) in [
-            (0, ValueRef::Null, Unreadable::AgentMissing),
-            (0, ValueRef::Integer(0), Unreadable::AgentUnknown),
-            (0, ValueRef::Integer(-1), Unreadable::AgentUnknown),
-            (0, ValueRef::Text(b"1"), Unreadable::AgentUnknown),
-            (1, ValueRef::Text(b"$(id)"), Unreadable::SessionId),
-            (1, ValueRef::Blob(ID.as_bytes()), Unreadable::SessionId),
-            (2, ValueRef::Null, Unreadable::Flags),
-            (2, ValueRef::Text(b"{}"), Unreadable::Flags),
-            (3, ValueRef::Blob(b"/bin/claude"), Unreadable::Program),
-            (3, ValueRef::Text(b"\xff"), Unreadable::Program),
-            (4, ValueRef::Blob(b""), Unreadable::Directory),
-            (4, ValueRef::Integer(1), Unreadable::Directory),
-            (5, ValueRef::Real(1.0), Unreadable::ObservedAt),
-            (6, ValueRef::Integer(1), Unreadable::ConfigHome),
-            (7, ValueRef::Null, Unreadable::DirIdentity),
-            (7, ValueRef::Blob(b"relative"), Unreadable::DirIdentity),
-            (8, ValueRef::Null, Unreadable::DirIdentity),
-            (9, ValueRef::Text(b"42"), Unreadable::DirIdentity),
+            (0, Column::Null, Unreadable::AgentMissing),
+            (0, Column::Integer(0), Unreadable::AgentUnknown),
+            (0, Column::Integer(-1), Unreadable::AgentUnknown),
+            (0, Column::Text(b"1"), Unreadable::AgentUnknown),
+            (1, Column::Text(b"$(id)"), Unreadable::SessionId),
+            (1, Column::Blob(ID.as_bytes()), Unreadable::SessionId),
+            (2, Column::Null, Unreadable::Flags),
+            (2, Column::Text(b"{}"), Unreadable::Flags),
+            (3, Column::Blob(b"/bin/claude"), Unreadable::Program),
+            (3, Column::Text(b"\xff"), Unreadable::Program),
+            (4, Column::Blob(b""), Unreadable::Directory),
+            (4, Column::Integer(1), Unreadable::Directory),
+            (5, Column::Real(1.0), Unreadable::ObservedAt),
+            (6, Column::Integer(1), Unreadable::ConfigHome),
+            (7, Column::Null, Unreadable::DirIdentity),
+            (7, Column::Blob(b"relative"), Unreadable::DirIdentity),
+            (8, Column::Null, Unreadable::DirIdentity),
+            (9, Column::Text(b"42"), Unreadable::DirIdentity),
         ] {
             let mut row = claude_row();
             row[column] = value;

@@ -6,7 +6,7 @@
 //! an environment a pane could have inherited), takes
 //! layout snapshots (sessions → windows → panes, with directories, the
 //! active window and pane, and which session was attached last), maps a
-//! snapshot onto agent-resume's host-neutral [`Layout`], recreates what is
+//! snapshot onto agent-resume's host-neutral [`Layout`](agent_resume_core::Layout), recreates what is
 //! missing, and types — only where the pane's shell integration shows an
 //! empty, idle prompt (see `prompt`), and only a fixed command holding
 //! nothing but a validated pane id — the request for a pane's armed resume

@@ -96,7 +96,7 @@ impl Seen {
 }
 
 /// The take key `tmux restore --recreate` handed this process's pane
-/// ([`agent_resume_tmux::TAKE_ENV`]) and the socket of the tmux server the
+/// ([`crate::TAKE_ENV`]) and the socket of the tmux server the
 /// process runs under (from `$TMUX`): `None` outside a tmux pane, or
 /// without a well-formed key. A key is only a lookup: the line it finds
 /// must have been armed with this key for this very server

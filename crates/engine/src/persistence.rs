@@ -53,7 +53,7 @@ mod suite;
 
 pub use memory::Memory;
 #[cfg(feature = "sqlite")]
-pub use sqlite::Sqlite;
+pub use sqlite::{Sqlite, SqliteOpenError};
 
 /// What restore, take and capture need of a store. Object safe and `Send`,
 /// so a handle can own one on its writer thread.

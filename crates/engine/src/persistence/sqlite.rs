@@ -15,7 +15,31 @@ pub struct Sqlite {
     store: Store,
 }
 
+/// Why the shared database could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SqliteOpenError {
+    /// No base directory to find it under.
+    #[error(transparent)]
+    Paths(#[from] crate::paths::NoBase),
+    /// The store refused to open it.
+    #[error(transparent)]
+    Open(#[from] agent_resume_store::OpenError),
+}
+
 impl Sqlite {
+    /// The database at `path` (created, with its directory, when missing).
+    pub fn open(path: &std::path::Path) -> Result<Sqlite, SqliteOpenError> {
+        Ok(Sqlite::new(Store::open(path)?))
+    }
+
+    /// The database the CLI, the agent hooks and the shell integration use
+    /// ([`crate::paths::db`]: `AGENT_RESUME_DB`, else under the XDG data
+    /// directory), so a terminal and its CLI hooks share one store.
+    pub fn shared(o: &crate::paths::Overrides) -> Result<Sqlite, SqliteOpenError> {
+        Sqlite::open(&crate::paths::db(o)?)
+    }
+
     /// Over an open store.
     pub fn new(store: Store) -> Sqlite {
         Sqlite { store }
@@ -104,5 +128,40 @@ impl Persistence for Sqlite {
             .row(pane)
             .map(|r| r.map(agent_resume_store::RowState::into_stored))
             .map_err(backend)
+    }
+}
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+    use agent_resume_core::{AgentKind, Recording, UnixMillis};
+
+    #[test]
+    fn the_shared_database_is_the_one_the_cli_opens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("data/recordings.sqlite3");
+        let o = crate::paths::Overrides {
+            db: Some(db.clone()),
+            config: None,
+        };
+        let mut p = Sqlite::shared(&o).expect("opens");
+        let pane = PaneId::from_bytes([3; 16]);
+        p.apply(&[Set::save(
+            pane,
+            Recording {
+                agent: AgentKind::Claude,
+                session_id: "f6066ebb-140e-4519-ab63-b9cde0b60b57".into(),
+                flags: Vec::new(),
+                program: None,
+                cwd: "/".into(),
+                observed_at: UnixMillis(1),
+                config_home: None,
+                dir: None,
+            },
+        )])
+        .expect("saves");
+        drop(p);
+        let rows = Store::open(&db).expect("opens").load().expect("loads").rows;
+        assert!(rows.contains_key(&pane), "the CLI's store holds the row");
     }
 }

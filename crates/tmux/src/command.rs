@@ -551,17 +551,15 @@ impl Tmux {
             }
         }
         for start in rest {
-            // The window's active pane is its first one: the split makes the
-            // new pane active and the list's current pane (so the
-            // `set-option` with no `-t` is about it), `last-pane` makes the
-            // first one active again, as `Tmux::split` leaves it.
+            // The split makes the new pane active and the list's current
+            // pane (so the `set-option` with no `-t` is about it), and the
+            // next split splits it: each pane comes right after the one
+            // made before it, so the panes keep their saved order (split
+            // the first pane each time and they come back reversed after
+            // it, a|b|c|d as a|d|c|b).
             let split = vec!["split-window".into(), "-t".into(), target.clone()];
             then(&mut args, Self::spawn_args(split, start)?);
             then(&mut args, Self::set_id_command(None, start.id));
-            then(
-                &mut args,
-                vec!["last-pane".into(), "-t".into(), target.clone()],
-            );
             // Spread the panes so the next split has room.
             then(
                 &mut args,
@@ -572,6 +570,13 @@ impl Tmux {
                     "tiled".into(),
                 ],
             );
+        }
+        if !rest.is_empty() {
+            // The first pane active again, as a new window leaves it: in the
+            // tiled spread it is the top-left one.
+            let mut first = target.clone();
+            first.push(".{top-left}");
+            then(&mut args, vec!["select-pane".into(), "-t".into(), first]);
         }
         if let Some(layout) = window.layout.filter(|_| !rest.is_empty()) {
             let layout = literal(Value::Layout, OsStr::new(layout))?;
@@ -840,8 +845,8 @@ mod tests {
                 "set-environment",
                 "split-window",
                 "set-option",
-                "last-pane",
                 "select-layout",
+                "select-pane",
                 "select-layout",
                 "set-option",
                 "move-window",
@@ -877,7 +882,10 @@ mod tests {
             ["set-option", "-p", "-t", "=s;:", PANE_OPTION, &id(0)]
         );
         assert_eq!(commands[6], ["set-option", "-p", PANE_OPTION, &id(1)]);
-        assert_eq!(commands[7], ["last-pane", "-t", "=s;:"]);
+        // Each split splits the pane made before it (the active one), then
+        // the first pane is made active again.
+        assert_eq!(commands[5][..3], ["split-window", "-t", "=s;:"]);
+        assert_eq!(commands[8], ["select-pane", "-t", "=s;:.{top-left}"]);
         assert_eq!(
             commands[10],
             ["set-option", "-t", "=s;:", "base-index", "3"]

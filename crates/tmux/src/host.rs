@@ -710,6 +710,9 @@ fn recreate_missing(
                 }
             }
             let made_whole = targets.len();
+            // Each pane is split from the one made before it, so the panes
+            // keep their saved order.
+            let mut last_target: Option<String> = targets.last().cloned();
             for ((index, _), target) in creates.iter().zip(&targets) {
                 if w.index == s.active_window && *index == w.active_pane {
                     active_target = Some(target.clone());
@@ -721,10 +724,12 @@ fn recreate_missing(
             // Pane by pane from the first pane the list did not make.
             for (index, start) in &creates[made_whole..] {
                 let made = match (&window_target, session_made) {
-                    (Some(t), _) => tmux.split(t, start).inspect(|_| {
-                        // Spread the panes so the next split has room.
-                        let _ = tmux.select_layout(&s.name, w.index, "tiled");
-                    }),
+                    (Some(t), _) => tmux
+                        .split(last_target.as_deref().unwrap_or(t), start)
+                        .inspect(|_| {
+                            // Spread the panes so the next split has room.
+                            let _ = tmux.select_layout(&s.name, w.index, "tiled");
+                        }),
                     (None, false) => {
                         tmux.new_session(&s.name, w.index, layout_size(&w.layout), start)
                     }
@@ -743,6 +748,7 @@ fn recreate_missing(
                 if w.index == s.active_window && *index == w.active_pane {
                     active_target = Some(target.clone());
                 }
+                last_target = Some(target.clone());
                 window_target.get_or_insert(target);
             }
             if window_target.is_some() && w.panes.len() > 1 {

@@ -163,6 +163,9 @@ pub struct KittyHost {
     output: PathBuf,
     /// The snapshot behind the last restore model.
     last: Option<Snapshot>,
+    /// The calling process's kitty and window, when not read from
+    /// `$KITTY_LISTEN_ON` and `$KITTY_WINDOW_ID` ([`KittyHost::seen_from`]).
+    caller: Option<(OsString, Option<u64>)>,
 }
 
 impl KittyHost {
@@ -174,6 +177,34 @@ impl KittyHost {
             program: program(),
             output,
             last: None,
+            caller: None,
+        }
+    }
+
+    /// The same host as seen from window `window` of the kitty listening
+    /// at `to` (a process started elsewhere, a test): [`Host::snapshot`]
+    /// lists that kitty and [`Host::identity`] answers for that window,
+    /// instead of what `$KITTY_LISTEN_ON` and `$KITTY_WINDOW_ID` say.
+    pub fn seen_from(mut self, to: OsString, window: Option<u64>) -> KittyHost {
+        self.caller = Some((to, window));
+        self
+    }
+
+    /// The kitty the calling process runs in.
+    fn listen_on(&self) -> Option<OsString> {
+        match &self.caller {
+            Some((to, _)) => Some(to.clone()),
+            None => std::env::var_os("KITTY_LISTEN_ON"),
+        }
+    }
+
+    /// The kitty window the calling process runs in.
+    fn window(&self) -> Option<u64> {
+        match &self.caller {
+            Some((_, window)) => *window,
+            None => std::env::var("KITTY_WINDOW_ID")
+                .ok()
+                .and_then(|w| w.parse::<u64>().ok()),
         }
     }
 }
@@ -184,7 +215,7 @@ impl Host for KittyHost {
     }
 
     fn snapshot(&mut self) -> Result<Live, HostError> {
-        let to = std::env::var_os("KITTY_LISTEN_ON");
+        let to = self.listen_on();
         let snap = save_instance(to.as_deref(), &self.o).map_err(HostError::other)?;
         let mut layout = to_layout(&snap, None);
         layout.startup = false;
@@ -254,11 +285,8 @@ impl Host for KittyHost {
     }
 
     fn identity(&mut self) -> Result<Option<PaneId>, HostError> {
-        let to = std::env::var_os("KITTY_LISTEN_ON");
-        let Some(window) = std::env::var("KITTY_WINDOW_ID")
-            .ok()
-            .and_then(|w| w.parse::<u64>().ok())
-        else {
+        let to = self.listen_on();
+        let Some(window) = self.window() else {
             return Ok(None);
         };
         let snap = save_instance(to.as_deref(), &self.o).map_err(HostError::other)?;

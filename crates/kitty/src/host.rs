@@ -284,6 +284,14 @@ impl Host for KittyHost {
         Ok(Recreated::default())
     }
 
+    fn status(&self) -> Vec<(&'static str, String)> {
+        crate::doctor::status(&self.o, now())
+    }
+
+    fn doctor(&self) -> Vec<agent_resume_engine::check::Check> {
+        crate::doctor::checks(&self.o, now())
+    }
+
     fn identity(&mut self) -> Result<Option<PaneId>, HostError> {
         let to = self.listen_on();
         let Some(window) = self.window() else {

@@ -433,6 +433,10 @@ impl Host for TmuxHost {
     fn status(&self) -> Vec<(&'static str, String)> {
         vec![("tmux", status_text(&saved_servers(&self.o), now()))]
     }
+
+    fn doctor(&self) -> Vec<agent_resume_engine::check::Check> {
+        crate::doctor::checks(&self.tmux)
+    }
 }
 
 /// What `status` says of the saved tmux servers.

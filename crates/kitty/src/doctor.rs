@@ -101,7 +101,7 @@ pub fn status(o: &Overrides, now: UnixMillis) -> Vec<(&'static str, String)> {
         out.push(("kitty dir", format!("{}{state}", paths::show(&dir))));
     }
     out.push((
-        "kitty saved",
+        "kitty save",
         saved_text(&saved(o), now).unwrap_or_else(|| "no kitty saved".to_owned()),
     ));
     out
@@ -130,7 +130,10 @@ pub fn checks(o: &Overrides, now: UnixMillis) -> Vec<Check> {
             Some(f) => Check::new(
                 "kitty.conf",
                 Status::Pass,
-                format!("{} has the lines of `agent-resume init kitty`", paths::show(f)),
+                format!(
+                    "{} has the lines of `agent-resume init kitty`",
+                    paths::show(f)
+                ),
             ),
             None => Check::new(
                 "kitty.conf",
@@ -138,7 +141,11 @@ pub fn checks(o: &Overrides, now: UnixMillis) -> Vec<Check> {
                 format!(
                     "{} lacks the lines of `agent-resume init kitty`{}",
                     paths::show(&conf),
-                    if used { "" } else { " (needed only with kitty)" }
+                    if used {
+                        ""
+                    } else {
+                        " (needed only with kitty)"
+                    }
                 ),
             )
             .fix(format!("agent-resume init kitty >> {}", paths::show(&conf))),

@@ -9,20 +9,9 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::UnixMillis;
 use agent_resume_engine::check::{config_home, file_with_lines, home, Check, Status};
 use agent_resume_engine::host::age;
-use agent_resume_engine::paths::{self, Overrides};
-use agent_resume_store::OpenOptions;
+use agent_resume_engine::paths;
 
-use crate::host::{program, HOST};
 use crate::{check_private_dir, examine, listen_on_text, PrivateDirError};
-
-/// The kitty program on `PATH` (or as `AGENT_RESUME_KITTY` names it).
-pub fn installed() -> Option<PathBuf> {
-    let p = PathBuf::from(program());
-    if p.components().count() > 1 {
-        return p.is_file().then_some(p);
-    }
-    agent_resume_engine::process::on_path(&p.to_string_lossy())
-}
 
 /// The socket directory `init kitty` makes and names in kitty.conf.
 pub fn socket_dir() -> Result<PathBuf, paths::NoBase> {
@@ -45,26 +34,6 @@ fn conf_file(home: &Path) -> PathBuf {
         .join("kitty.conf")
 }
 
-/// The saved kitty instances (keys without `kitty:`) and when each was
-/// saved, newest first; empty when the database is missing or not
-/// trusted.
-pub fn saved(o: &Overrides) -> Vec<(String, UnixMillis)> {
-    let Ok(db) = paths::db(o) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, UnixMillis)> = OpenOptions::default()
-        .inspect(&db)
-        .ok()
-        .flatten()
-        .and_then(|s| s.host_layouts(HOST).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, at)| (k.strip_prefix(HOST).unwrap_or(&k).to_owned(), at))
-        .collect();
-    out.sort_by_key(|(_, at)| std::cmp::Reverse(*at));
-    out
-}
-
 /// What the saved snapshots say, for people: `no kitty saved`, or the
 /// newest's age and how many instances are saved.
 fn saved_text(saved: &[(String, UnixMillis)], now: UnixMillis) -> Option<String> {
@@ -80,13 +49,18 @@ fn saved_text(saved: &[(String, UnixMillis)], now: UnixMillis) -> Option<String>
     ))
 }
 
-/// `status`'s kitty lines.
-pub fn status(o: &Overrides, now: UnixMillis) -> Vec<(&'static str, String)> {
+/// `status`'s kitty lines, given where kitty is installed and the saved
+/// instances, newest first.
+pub fn status(
+    installed: Option<&Path>,
+    saved: &[(String, UnixMillis)],
+    now: UnixMillis,
+) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     out.push((
         "kitty",
-        match installed() {
-            Some(p) => paths::show(&p),
+        match installed {
+            Some(p) => paths::show(p),
             None => "not on PATH".to_owned(),
         },
     ));
@@ -102,15 +76,20 @@ pub fn status(o: &Overrides, now: UnixMillis) -> Vec<(&'static str, String)> {
     }
     out.push((
         "kitty save",
-        saved_text(&saved(o), now).unwrap_or_else(|| "no kitty saved".to_owned()),
+        saved_text(saved, now).unwrap_or_else(|| "no kitty saved".to_owned()),
     ));
     out
 }
 
-/// `doctor`'s kitty checks. A check that kitty needs fails only inside
-/// kitty (`$KITTY_WINDOW_ID`); elsewhere it warns.
-pub fn checks(o: &Overrides, now: UnixMillis) -> Vec<Check> {
-    if installed().is_none() {
+/// `doctor`'s kitty checks, given what [`status`] is given. A check that
+/// kitty needs fails only inside kitty (`$KITTY_WINDOW_ID`); elsewhere it
+/// warns.
+pub fn checks(
+    installed: Option<&Path>,
+    saved: &[(String, UnixMillis)],
+    now: UnixMillis,
+) -> Vec<Check> {
+    if installed.is_none() {
         return vec![Check::new("kitty", Status::Skip, "kitty is not installed")];
     }
     let used = inside_kitty();
@@ -193,8 +172,7 @@ pub fn checks(o: &Overrides, now: UnixMillis) -> Vec<Check> {
             },
         });
     }
-    let saved = saved(o);
-    out.push(match saved_text(&saved, now) {
+    out.push(match saved_text(saved, now) {
         Some(text) => Check::new("kitty.saved", Status::Pass, text),
         None if used => Check::new(
             "kitty.saved",

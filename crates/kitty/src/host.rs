@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use agent_resume_core::{PaneId, Shell, TakeKey};
+use agent_resume_core::{PaneId, Shell, TakeKey, UnixMillis};
 use agent_resume_engine::host::{places_of, Fate, Host, HostError, Live, Model, Recreated};
 use agent_resume_engine::paths::{self, Overrides};
 use agent_resume_store::{OpenOptions, Store};
@@ -30,6 +30,35 @@ pub fn program() -> OsString {
     std::env::var_os("AGENT_RESUME_KITTY")
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "kitty".into())
+}
+
+/// The kitty program on `PATH` (or as `AGENT_RESUME_KITTY` names it).
+pub fn installed() -> Option<PathBuf> {
+    let p = PathBuf::from(program());
+    if p.components().count() > 1 {
+        return p.is_file().then_some(p);
+    }
+    agent_resume_engine::process::on_path(&p.to_string_lossy())
+}
+
+/// The saved kitty instances (keys without `kitty:`) and when each was
+/// saved, newest first; empty when the database is missing or not
+/// trusted.
+pub fn saved(o: &Overrides) -> Vec<(String, UnixMillis)> {
+    let Ok(db) = paths::db(o) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, UnixMillis)> = OpenOptions::default()
+        .inspect(&db)
+        .ok()
+        .flatten()
+        .and_then(|s| s.host_layouts(HOST).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, at)| (k.strip_prefix(HOST).unwrap_or(&k).to_owned(), at))
+        .collect();
+    out.sort_by_key(|(_, at)| std::cmp::Reverse(*at));
+    out
 }
 
 /// Why a save failed.
@@ -75,12 +104,12 @@ pub enum SaveError {
 }
 
 /// Now, in Unix milliseconds.
-fn now() -> agent_resume_core::UnixMillis {
+fn now() -> UnixMillis {
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis();
-    agent_resume_core::UnixMillis(i64::try_from(ms).unwrap_or(i64::MAX))
+    UnixMillis(i64::try_from(ms).unwrap_or(i64::MAX))
 }
 
 /// Lists the kitty at `to` and stores its snapshot, under a lock shared by
@@ -285,11 +314,11 @@ impl Host for KittyHost {
     }
 
     fn status(&self) -> Vec<(&'static str, String)> {
-        crate::doctor::status(&self.o, now())
+        crate::doctor::status(installed().as_deref(), &saved(&self.o), now())
     }
 
     fn doctor(&self) -> Vec<agent_resume_engine::check::Check> {
-        crate::doctor::checks(&self.o, now())
+        crate::doctor::checks(installed().as_deref(), &saved(&self.o), now())
     }
 
     fn identity(&mut self) -> Result<Option<PaneId>, HostError> {

@@ -1,9 +1,12 @@
 //! One conformance suite for every host: the same restore scenarios run
 //! through the engine's one restore sequence (`restore::run`) against the
 //! fake host, a real tmux server (private socket) and a real kitty under
-//! Xvfb. Each scenario is a function generic over a [`Harness`], which
-//! saves panes in given directories, makes them gone and hands out the
-//! host.
+//! Xvfb (one kitty for every scenario, in one test: the scenarios run one
+//! after another against it, each with its own database). Each scenario is
+//! a function generic over a [`Harness`], which saves panes in given
+//! directories, makes them gone and hands out the host; one scenario asks
+//! the host's live view instead (`snapshot`, `live_panes`, `identity`).
+//! A missing kitty or Xvfb fails naming it, never skips.
 
 #![allow(clippy::unwrap_used)] // Test code: a failed unwrap fails the test.
 
@@ -113,6 +116,11 @@ trait Harness {
     fn host(&mut self, w: &World) -> Box<dyn Host + '_>;
     /// How many panes the host has made since `saved`.
     fn made(&mut self) -> usize;
+    /// Opens one pane in each of `dirs` (in order) and leaves them
+    /// running, for the host's live view.
+    fn open(&mut self, w: &World, dirs: &[&Path]);
+    /// The host as a process inside the opened pane `i` sees it.
+    fn host_inside(&mut self, w: &World, i: usize) -> Box<dyn Host + '_>;
 }
 
 #[derive(Default)]
@@ -298,6 +306,52 @@ fn with_the_flag_off_nothing_happens(h: &mut dyn Harness) {
     );
 }
 
+/// The host's live view: `snapshot` lists every open pane once, with its
+/// directory, its pane ids are those `live_panes` gives (stable across
+/// calls and across host values), and `identity` names the pane the caller
+/// runs in.
+fn the_live_view_lists_each_pane_once_and_identity_names_the_callers(h: &mut dyn Harness) {
+    let w = World::new(true);
+    let (a, b) = (w.work("a"), w.work("b"));
+    h.open(&w, &[&a, &b]);
+    let mut host = h.host_inside(&w, 1);
+    let live = host.snapshot().expect("snapshots");
+    assert!(!live.layout.startup, "a live view is not a restore pass");
+    let in_layout: HashSet<PaneId> = live.layout.panes().map(|(p, _)| p.id).collect();
+    let listed: HashSet<PaneId> = live.panes.iter().copied().collect();
+    assert_eq!(listed.len(), live.panes.len(), "no id listed twice");
+    assert_eq!(in_layout, listed, "the layout and the ids agree");
+    let id_of = |dir: &Path| -> PaneId {
+        let found: Vec<PaneId> = live
+            .layout
+            .panes()
+            .filter(|(p, _)| p.cwd.as_deref() == Some(dir))
+            .map(|(p, _)| p.id)
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "one pane in {}: {:?}",
+            dir.display(),
+            live.layout
+        );
+        found[0]
+    };
+    let (ia, ib) = (id_of(&a), id_of(&b));
+    assert_ne!(ia, ib);
+    let again: HashSet<PaneId> = host.live_panes().expect("lists").into_iter().collect();
+    assert_eq!(again, listed, "ids are stable from one call to the next");
+    assert_eq!(host.identity().expect("identifies"), Some(ib));
+    drop(host);
+    let mut other = h.host_inside(&w, 0);
+    assert_eq!(other.identity().expect("identifies"), Some(ia));
+    let again: HashSet<PaneId> = other.live_panes().expect("lists").into_iter().collect();
+    assert_eq!(
+        again, listed,
+        "ids are stable from one host value to the next"
+    );
+}
+
 // ---- the fake host ----
 
 struct Fake(Option<FakeHost>);
@@ -347,6 +401,18 @@ impl Harness for Fake {
     fn made(&mut self) -> usize {
         self.0.as_ref().map_or(0, |h| h.created.len())
     }
+
+    fn open(&mut self, w: &World, dirs: &[&Path]) {
+        let ids = self.saved(w, dirs);
+        let host = self.0.as_mut().expect("saved");
+        host.live = ids.into_iter().collect();
+    }
+
+    fn host_inside(&mut self, _: &World, i: usize) -> Box<dyn Host + '_> {
+        let host = self.0.as_mut().expect("opened");
+        host.caller = Some(host.saved.windows[0].tabs[0].panes[i].id);
+        Box::new(Borrowed(host))
+    }
 }
 
 /// A host lent out for one restore.
@@ -383,6 +449,12 @@ impl<H: Host> Host for Borrowed<'_, H> {
     ) -> Result<agent_resume_engine::host::Dispatched, agent_resume_engine::host::HostError> {
         self.0.dispatch(pane, line)
     }
+    fn live_panes(&mut self) -> Result<Vec<PaneId>, agent_resume_engine::host::HostError> {
+        self.0.live_panes()
+    }
+    fn identity(&mut self) -> Result<Option<PaneId>, agent_resume_engine::host::HostError> {
+        self.0.identity()
+    }
 }
 
 // ---- real tmux ----
@@ -391,13 +463,18 @@ impl<H: Host> Host for Borrowed<'_, H> {
 /// killed (the anchor session keeps the server).
 struct RealTmux {
     server: agent_resume_test_support::tmux::Tmux,
+    /// The opened panes (`%N`), in order.
+    opened: Vec<String>,
 }
 
 impl RealTmux {
     fn new() -> RealTmux {
         let server = agent_resume_test_support::tmux::Tmux::start();
         server.ok(&["set-option", "-g", "default-shell", "/bin/sh"]);
-        RealTmux { server }
+        RealTmux {
+            server,
+            opened: Vec::new(),
+        }
     }
 
     fn client(&self) -> agent_resume_tmux::Tmux {
@@ -496,6 +573,224 @@ impl Harness for RealTmux {
             .lines()
             .count()
     }
+
+    fn open(&mut self, _: &World, dirs: &[&Path]) {
+        let sleep = agent_resume_test_support::require("sleep");
+        let sleep = sleep.to_string_lossy();
+        for (i, d) in dirs.iter().enumerate() {
+            let d = d.to_string_lossy();
+            let made = if i == 0 {
+                self.server.ok(&[
+                    "new-session",
+                    "-d",
+                    "-P",
+                    "-F",
+                    "#{pane_id}",
+                    "-s",
+                    "l",
+                    "-x",
+                    "200",
+                    "-y",
+                    "80",
+                    "-c",
+                    &d,
+                    "--",
+                    &sleep,
+                    "100000",
+                ])
+            } else {
+                self.server.ok(&[
+                    "split-window",
+                    "-P",
+                    "-F",
+                    "#{pane_id}",
+                    "-t",
+                    "l:0",
+                    "-c",
+                    &d,
+                    "--",
+                    &sleep,
+                    "100000",
+                ])
+            };
+            self.opened.push(made.trim().to_owned());
+            self.server.ok(&["select-layout", "-t", "l:0", "tiled"]);
+        }
+    }
+
+    fn host_inside(&mut self, w: &World, i: usize) -> Box<dyn Host + '_> {
+        Box::new(
+            agent_resume_tmux::host::TmuxHost::new(self.client(), w.o.clone())
+                .seen_from(Some(self.opened[i].clone())),
+        )
+    }
+}
+
+// ---- real kitty ----
+
+/// A real kitty under a private Xvfb display, listening on a socket in a
+/// directory only this user may enter; its first window stays open for the
+/// whole run (as tmux's anchor session does), the windows a scenario opens
+/// are closed before the next one opens any.
+struct RealKitty {
+    // Fields drop in order: kitty before its display and its directory.
+    kitty: agent_resume_test_support::kitty::Kitty,
+    _display: agent_resume_test_support::kitty::Display,
+    dir: tempfile::TempDir,
+    /// kitty's ids of the windows opened and not yet closed, in order.
+    opened: Vec<u64>,
+    /// The session file the last host handed out writes.
+    output: Option<PathBuf>,
+}
+
+impl RealKitty {
+    fn new() -> RealKitty {
+        private_homes();
+        let display = agent_resume_test_support::kitty::Display::start();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        // tempfile makes the directory 0700: the socket is this user's alone.
+        let kitty = agent_resume_test_support::kitty::Kitty::start(
+            &display,
+            &dir.path().join("kitty"),
+            &home,
+            None,
+            &[],
+        );
+        RealKitty {
+            kitty,
+            _display: display,
+            dir,
+            opened: Vec::new(),
+            output: None,
+        }
+    }
+
+    /// Closes the windows a scenario opened and waits until kitty no
+    /// longer lists them.
+    fn tidy(&mut self) {
+        let gone: Vec<u64> = std::mem::take(&mut self.opened);
+        for id in &gone {
+            // A window already closed answers with an error: nothing to do.
+            let _ = self
+                .kitty
+                .at(&["close-window", "--match", &format!("id:{id}")]);
+        }
+        self.kitty.wait_until(
+            |ls| {
+                ls.is_some_and(|ls| {
+                    agent_resume_test_support::kitty::windows(ls)
+                        .iter()
+                        .all(|w| !gone.contains(&w.id))
+                })
+            },
+            "closed the scenario's windows",
+        );
+    }
+
+    /// Opens a `/bin/sh` window in each of `dirs`, once kitty lists each
+    /// in its directory; returns kitty's ids.
+    fn launch(&mut self, dirs: &[&Path]) -> Vec<u64> {
+        self.tidy();
+        for d in dirs {
+            let id = self
+                .kitty
+                .at(&[
+                    "launch",
+                    "--type=window",
+                    "--cwd",
+                    &d.to_string_lossy(),
+                    "/bin/sh",
+                ])
+                .expect("kitty opens a window");
+            self.opened
+                .push(id.trim().parse().expect("kitty names the window it opened"));
+        }
+        let opened = self.opened.clone();
+        self.kitty.wait_until(
+            |ls| {
+                ls.is_some_and(|ls| {
+                    let listed = agent_resume_test_support::kitty::windows(ls);
+                    opened.iter().zip(dirs).all(|(id, d)| {
+                        listed
+                            .iter()
+                            .any(|w| w.id == *id && Path::new(&w.cwd) == *d)
+                    })
+                })
+            },
+            "lists every window it opened in its directory",
+        );
+        opened
+    }
+
+    fn to(&self) -> std::ffi::OsString {
+        self.kitty.to.clone().into()
+    }
+}
+
+impl Harness for RealKitty {
+    fn saved(&mut self, w: &World, dirs: &[&Path]) -> Vec<PaneId> {
+        let kitty_ids = self.launch(dirs);
+        let to = self.to();
+        let snap =
+            agent_resume_kitty::host::save_instance(Some(&to), &w.o).expect("saves the snapshot");
+        let ids = kitty_ids
+            .iter()
+            .map(|k| {
+                snap.windows()
+                    .find(|w| w.kitty_id == *k)
+                    .expect("every opened window is saved")
+                    .id
+            })
+            .collect();
+        self.tidy();
+        ids
+    }
+
+    fn busy(&mut self, _: usize, _: bool, _: bool) -> bool {
+        // kitty has no in-place restore: every saved window comes back
+        // from the session file with a fresh shell at an empty prompt, so
+        // neither typed input nor a queued command can be planned.
+        false
+    }
+
+    fn host(&mut self, w: &World) -> Box<dyn Host + '_> {
+        let output = w.dir.path().join("kitty.session");
+        self.output = Some(output.clone());
+        Box::new(agent_resume_kitty::host::KittyHost::new(
+            w.o.clone(),
+            output,
+        ))
+    }
+
+    /// kitty's recreate writes the session file kitty starts from: the
+    /// windows it makes are the windows that file holds, read as kitty
+    /// reads it.
+    fn made(&mut self) -> usize {
+        let Some(text) = self
+            .output
+            .as_ref()
+            .and_then(|o| std::fs::read_to_string(o).ok())
+        else {
+            return 0;
+        };
+        let read = agent_resume_kitty::reread(&text);
+        assert_eq!(read.unknown, 0, "kitty reads every line:\n{text}");
+        read.os_windows.iter().flatten().map(Vec::len).sum()
+    }
+
+    fn open(&mut self, _: &World, dirs: &[&Path]) {
+        self.launch(dirs);
+    }
+
+    fn host_inside(&mut self, w: &World, i: usize) -> Box<dyn Host + '_> {
+        let output = w.dir.path().join("kitty.session");
+        Box::new(
+            agent_resume_kitty::host::KittyHost::new(w.o.clone(), output)
+                .seen_from(self.to(), Some(self.opened[i])),
+        )
+    }
 }
 
 macro_rules! conformance {
@@ -527,9 +822,31 @@ macro_rules! conformance {
             fn with_the_flag_off_nothing_happens() {
                 super::with_the_flag_off_nothing_happens(&mut $make);
             }
+
+            #[test]
+            fn the_live_view_lists_each_pane_once_and_identity_names_the_callers() {
+                super::the_live_view_lists_each_pane_once_and_identity_names_the_callers(
+                    &mut $make,
+                );
+            }
         }
     };
 }
 
 conformance!(fake, Fake(None));
 conformance!(tmux, RealTmux::new());
+
+/// kitty: one instance (and one X display) for every scenario, run one
+/// after another; each scenario closes what the one before it opened.
+#[test]
+fn kitty_passes_every_scenario() {
+    let mut k = RealKitty::new();
+    two_panes_claiming_one_id_resume_once(&mut k);
+    every_skip_reason_is_typed(&mut k);
+    a_resumed_pane_is_taken_exactly_once(&mut k);
+    posture_rides_along_only_inside_the_window(&mut k);
+    with_the_flag_off_nothing_happens(&mut k);
+    the_live_view_lists_each_pane_once_and_identity_names_the_callers(&mut k);
+    k.tidy();
+    drop(k.dir);
+}

@@ -3,21 +3,22 @@
 //! when nothing fails, 1 otherwise.
 //!
 //! Reads only: the config file, the database (inspected, never created or
-//! migrated), the shells' and tmux's startup files and the agents' hook
-//! files, each bounded ([`agent_resume_discover::file`]); asks the running
-//! tmux server for its global hooks (through the tmux crate) and each agent
-//! on `PATH` for its `--version` (through [`agent_resume_engine::process`], with a short
-//! timeout).
+//! migrated), the shells' startup files and the agents' hook files, each
+//! bounded ([`agent_resume_discover::file`]); each host checks its own
+//! set-up (`Host::doctor`: tmux's config and the running server's hooks,
+//! kitty's config, socket directory and saved snapshot); asks each agent on
+//! `PATH` for its `--version` (through [`agent_resume_engine::process`],
+//! with a short timeout).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use agent_resume_core::{AgentKind, Catalog, GateSource};
-use agent_resume_discover::file::{self, Kind};
 use agent_resume_discover::Homes;
+use agent_resume_engine::check::{file_with, home, Check, Status};
 use agent_resume_store::{migrate::LATEST, Distrust, OpenOptions};
-use agent_resume_tmux::{Socket, Tmux};
+use agent_resume_tmux::Socket;
 use anyhow::Result;
 use serde_json::json;
 
@@ -37,83 +38,25 @@ pub struct Args {
     socket_path: Option<PathBuf>,
 }
 
-/// A check's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Status {
-    /// As it should be.
-    Pass = 1,
-    /// Worth knowing; does not fail the run.
-    Warn = 2,
-    /// Missing or wrong: restore would not work as the README promises.
-    Fail = 3,
-    /// Not applicable here (no tmux, say).
-    Skip = 4,
-}
-
-impl Status {
-    /// Every variant.
-    pub const VARIANTS: &'static [Status] =
-        &[Status::Pass, Status::Warn, Status::Fail, Status::Skip];
-
-    /// The stable name (`--json`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Warn => "warn",
-            Status::Fail => "fail",
-            Status::Skip => "skip",
-        }
+/// The mark that starts a check's line.
+const fn mark(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "✓",
+        Status::Warn => "!",
+        Status::Fail => "✗",
+        Status::Skip => "-",
     }
-
-    /// The mark that starts the line.
-    const fn mark(self) -> &'static str {
-        match self {
-            Status::Pass => "✓",
-            Status::Warn => "!",
-            Status::Fail => "✗",
-            Status::Skip => "-",
-        }
-    }
-}
-
-/// One check.
-struct Check {
-    /// Stable key: `feature`, `database`, `shell.active`, `shell.rc.bash`, …
-    key: String,
-    status: Status,
-    detail: String,
-    fix: Option<String>,
 }
 
 fn check(key: impl Into<String>, status: Status, detail: impl Into<String>) -> Check {
-    Check {
-        key: key.into(),
-        status,
-        detail: detail.into(),
-        fix: None,
-    }
+    Check::new(key, status, detail)
 }
-
-impl Check {
-    fn fix(mut self, fix: impl Into<String>) -> Check {
-        self.fix = Some(fix.into());
-        self
-    }
-}
-
-/// The largest startup file read.
-const MAX_STARTUP: u64 = 1 << 20;
 
 /// How long an agent may take to print its version.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
 
 fn env(var: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(var)
-}
-
-fn home() -> Option<PathBuf> {
-    env("HOME").map(PathBuf::from).filter(|h| h.is_absolute())
 }
 
 /// A supported shell.
@@ -180,22 +123,6 @@ impl Sh {
         };
         format!("echo '{line}' >> {}", paths::show(file))
     }
-}
-
-/// Whether `text` has a line, not commented out, holding `needle`.
-fn has_line(text: &str, needle: &str) -> bool {
-    text.lines()
-        .any(|l| !l.trim_start().starts_with('#') && l.contains(needle))
-}
-
-/// The first of `files` holding a line with `needle`.
-fn file_with(files: &[PathBuf], needle: &str) -> Option<PathBuf> {
-    files
-        .iter()
-        .find(|f| {
-            file::read_text(f, Kind::StartupFile, MAX_STARTUP).is_ok_and(|t| has_line(&t, needle))
-        })
-        .cloned()
 }
 
 fn feature(o: &Overrides) -> Vec<Check> {
@@ -402,103 +329,6 @@ fn shells() -> Vec<Check> {
     out
 }
 
-fn tmux_conf_files(home: &Path) -> Vec<PathBuf> {
-    let xdg = env("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|d| d.is_absolute())
-        .unwrap_or_else(|| home.join(".config"));
-    vec![home.join(".tmux.conf"), xdg.join("tmux/tmux.conf")]
-}
-
-const TMUX_LINE: &str = "run-shell 'agent-resume init tmux | tmux source-file -'";
-
-fn tmux(args: &Args) -> Vec<Check> {
-    if agent_resume_engine::hooks::on_path("tmux").is_none() {
-        return vec![check("tmux", Status::Skip, "tmux is not installed")];
-    }
-    let socket = match (&args.socket_name, &args.socket_path) {
-        (Some(n), _) => Socket::Name(n.clone()),
-        (None, Some(p)) => Socket::Path(p.clone()),
-        (None, None) => Socket::Default,
-    };
-    let explicit = socket != Socket::Default || env("TMUX").is_some();
-    let server = Tmux::new(socket);
-    let running = server.running();
-    let used = explicit || running;
-    let mut out = Vec::new();
-    if let Some(home) = home() {
-        let files = tmux_conf_files(&home);
-        out.push(match file_with(&files, "agent-resume init tmux") {
-            Some(f) => check(
-                "tmux.conf",
-                Status::Pass,
-                format!("{} loads `agent-resume init tmux`", paths::show(&f)),
-            ),
-            None => check(
-                "tmux.conf",
-                if used { Status::Fail } else { Status::Warn },
-                format!(
-                    "{} does not load `agent-resume init tmux`{}",
-                    paths::show(&files[0]),
-                    if used { "" } else { " (needed only with tmux)" }
-                ),
-            )
-            .fix(format!(
-                "echo \"{TMUX_LINE}\" >> {}",
-                paths::show(&files[0])
-            )),
-        });
-    }
-    if !running {
-        out.push(check(
-            "tmux.server",
-            Status::Skip,
-            "no tmux server is running: its hooks are checked once one is",
-        ));
-        return out;
-    }
-    let events = crate::cmd::init::TMUX_EVENTS;
-    out.push(match server.global_hooks() {
-        Ok(text) => {
-            let missing: Vec<&str> = events
-                .iter()
-                .copied()
-                .filter(|e| {
-                    let name = format!("{e}[77] ");
-                    !text
-                        .lines()
-                        .any(|l| l.starts_with(&name) && l.contains(" tmux save"))
-                })
-                .collect();
-            if missing.is_empty() {
-                check(
-                    "tmux.server",
-                    Status::Pass,
-                    format!("the running server has the {} hooks that save the layout", events.len()),
-                )
-            } else {
-                check(
-                    "tmux.server",
-                    Status::Fail,
-                    format!(
-                        "the running server lacks {} of the {} layout hooks ({}…): the tmux line is not loaded",
-                        missing.len(),
-                        events.len(),
-                        missing[0]
-                    ),
-                )
-                .fix("agent-resume init tmux | tmux source-file -")
-            }
-        }
-        Err(e) => check(
-            "tmux.server",
-            Status::Fail,
-            format!("cannot read the server's hooks: {e}"),
-        ),
-    });
-    out
-}
-
 /// `(major, minor)` of a version text.
 fn major_minor(v: &str) -> Option<(u64, u64)> {
     agent_resume_engine::hooks::version_in(v).map(|(a, b, _)| (a, b))
@@ -617,13 +447,13 @@ fn print_text(checks: &[Check]) -> std::io::Result<()> {
             .as_deref()
             .map(|f| format!("  — fix: {f}"))
             .unwrap_or_default();
-        writeln!(out, "{} {}: {}{fix}", c.status.mark(), c.key, c.detail)?;
+        writeln!(out, "{} {}: {}{fix}", mark(c.status), c.key, c.detail)?;
     }
     let counts: Vec<String> = Status::VARIANTS
         .iter()
         .map(|s| (s, checks.iter().filter(|c| c.status == *s).count()))
         .filter(|(_, n)| *n > 0)
-        .map(|(s, n)| format!("{n} {}", s.mark()))
+        .map(|(s, n)| format!("{n} {}", mark(*s)))
         .collect();
     writeln!(out, "{}", counts.join(", "))?;
     out.flush()
@@ -633,7 +463,15 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     let mut checks = feature(o);
     checks.extend(database(o));
     checks.extend(shells());
-    checks.extend(tmux(&args));
+    let socket = match (&args.socket_name, &args.socket_path) {
+        (Some(n), _) => Socket::Name(n.clone()),
+        (None, Some(p)) => Socket::Path(p.clone()),
+        (None, None) => Socket::Default,
+    };
+    // Each host checks its own set-up: tmux, then kitty.
+    for host in super::hosts(o, socket) {
+        checks.extend(host.doctor());
+    }
     checks.extend(agents());
     let ok = !checks.iter().any(|c| c.status == Status::Fail);
     let written = if args.json {
@@ -664,28 +502,4 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_commented_out_line_does_not_count_as_loading_the_integration() {
-        assert!(has_line(
-            "x\neval \"$(agent-resume init bash)\"\n",
-            "agent-resume init bash"
-        ));
-        assert!(!has_line(
-            "  # eval \"$(agent-resume init bash)\"\n",
-            "agent-resume init bash"
-        ));
-    }
-
-    #[test]
-    fn statuses_have_stable_distinct_names() {
-        let names: std::collections::BTreeSet<_> =
-            Status::VARIANTS.iter().map(|s| s.as_str()).collect();
-        assert_eq!(names.len(), Status::VARIANTS.len());
-    }
 }

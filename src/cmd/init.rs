@@ -79,21 +79,7 @@ allow_remote_control socket-only
 ";
 
 /// tmux events after which the snapshot is saved again.
-pub const TMUX_EVENTS: &[&str] = &[
-    "session-created",
-    "session-closed",
-    "session-renamed",
-    "after-new-window",
-    "after-split-window",
-    "after-kill-pane",
-    "pane-exited",
-    "window-layout-changed",
-    "client-attached",
-    "client-session-changed",
-    "session-window-changed",
-    "after-select-pane",
-    "pane-focus-in",
-];
+pub const TMUX_EVENTS: &[&str] = agent_resume_tmux::doctor::SAVE_EVENTS;
 
 /// How long a hook's pending save keeps the other hooks from starting
 /// another, at most (the save clears it as soon as it lists the panes).

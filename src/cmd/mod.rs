@@ -44,10 +44,21 @@ pub fn listing_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
 }
 
 /// The hosts `status` and `doctor` report on, each through its
-/// `agent_resume_engine::host::Host`: tmux's default server, then kitty.
-pub fn hosts(o: &crate::paths::Overrides) -> Vec<Box<dyn agent_resume_engine::host::Host>> {
-    vec![Box::new(agent_resume_tmux::host::TmuxHost::new(
-        agent_resume_tmux::Tmux::new(agent_resume_tmux::Socket::Default),
-        o.clone(),
-    ))]
+/// `agent_resume_engine::host::Host`: the tmux server `socket` names, then
+/// kitty.
+pub fn hosts(
+    o: &crate::paths::Overrides,
+    socket: agent_resume_tmux::Socket,
+) -> Vec<Box<dyn agent_resume_engine::host::Host>> {
+    // Neither reads its session file here: only `kitty session` writes one.
+    let session = crate::paths::state()
+        .map(|s| s.join("kitty.session"))
+        .unwrap_or_default();
+    vec![
+        Box::new(agent_resume_tmux::host::TmuxHost::new(
+            agent_resume_tmux::Tmux::new(socket),
+            o.clone(),
+        )),
+        Box::new(agent_resume_kitty::host::KittyHost::new(o.clone(), session)),
+    ]
 }

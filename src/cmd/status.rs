@@ -72,7 +72,7 @@ pub fn run(_args: Args, o: &Overrides) -> Result<ExitCode> {
         (Err(e), _) | (_, Err(e)) => println!("recordings: unreadable ({})", e.fault),
     }
     // Each host says its own lines.
-    for host in super::hosts(o) {
+    for host in super::hosts(o, agent_resume_tmux::Socket::Default) {
         for (label, text) in host.status() {
             println!("{:<12}{text}", format!("{label}:"));
         }

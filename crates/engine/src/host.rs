@@ -8,7 +8,8 @@
 //!
 //! The trait is object safe (`&mut dyn Host`); every method returns a
 //! typed [`HostError`]. `recreate`, `dispatch` and `identity` are optional:
-//! their defaults say the host cannot.
+//! their defaults say the host cannot; `status` and `doctor` default to
+//! saying nothing.
 //!
 //! # Example
 //!
@@ -350,6 +351,14 @@ pub trait Host {
 
     /// What `status` says of this host: lines of `(label, text)`.
     fn status(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// What `doctor` checks of this host's set-up (reads only; a host that
+    /// is not installed says so with one [`Status::Skip`] check).
+    ///
+    /// [`Status::Skip`]: crate::check::Status::Skip
+    fn doctor(&self) -> Vec<crate::check::Check> {
         Vec::new()
     }
 }

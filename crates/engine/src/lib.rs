@@ -56,6 +56,7 @@
 
 #[cfg(feature = "sqlite")]
 pub mod capture;
+pub mod check;
 #[cfg(feature = "sqlite")]
 pub mod evidence;
 pub mod fs;

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use agent_resume_core::{PaneId, Shell, TakeKey};
+use agent_resume_core::{PaneId, Shell, TakeKey, UnixMillis};
 use agent_resume_engine::host::{places_of, Fate, Host, HostError, Live, Model, Recreated};
 use agent_resume_engine::paths::{self, Overrides};
 use agent_resume_store::{OpenOptions, Store};
@@ -30,6 +30,35 @@ pub fn program() -> OsString {
     std::env::var_os("AGENT_RESUME_KITTY")
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "kitty".into())
+}
+
+/// The kitty program on `PATH` (or as `AGENT_RESUME_KITTY` names it).
+pub fn installed() -> Option<PathBuf> {
+    let p = PathBuf::from(program());
+    if p.components().count() > 1 {
+        return p.is_file().then_some(p);
+    }
+    agent_resume_engine::process::on_path(&p.to_string_lossy())
+}
+
+/// The saved kitty instances (keys without `kitty:`) and when each was
+/// saved, newest first; empty when the database is missing or not
+/// trusted.
+pub fn saved(o: &Overrides) -> Vec<(String, UnixMillis)> {
+    let Ok(db) = paths::db(o) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, UnixMillis)> = OpenOptions::default()
+        .inspect(&db)
+        .ok()
+        .flatten()
+        .and_then(|s| s.host_layouts(HOST).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, at)| (k.strip_prefix(HOST).unwrap_or(&k).to_owned(), at))
+        .collect();
+    out.sort_by_key(|(_, at)| std::cmp::Reverse(*at));
+    out
 }
 
 /// Why a save failed.
@@ -75,12 +104,12 @@ pub enum SaveError {
 }
 
 /// Now, in Unix milliseconds.
-fn now() -> agent_resume_core::UnixMillis {
+fn now() -> UnixMillis {
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis();
-    agent_resume_core::UnixMillis(i64::try_from(ms).unwrap_or(i64::MAX))
+    UnixMillis(i64::try_from(ms).unwrap_or(i64::MAX))
 }
 
 /// Lists the kitty at `to` and stores its snapshot, under a lock shared by
@@ -163,6 +192,9 @@ pub struct KittyHost {
     output: PathBuf,
     /// The snapshot behind the last restore model.
     last: Option<Snapshot>,
+    /// The calling process's kitty and window, when not read from
+    /// `$KITTY_LISTEN_ON` and `$KITTY_WINDOW_ID` ([`KittyHost::seen_from`]).
+    caller: Option<(OsString, Option<u64>)>,
 }
 
 impl KittyHost {
@@ -174,6 +206,34 @@ impl KittyHost {
             program: program(),
             output,
             last: None,
+            caller: None,
+        }
+    }
+
+    /// The same host as seen from window `window` of the kitty listening
+    /// at `to` (a process started elsewhere, a test): [`Host::snapshot`]
+    /// lists that kitty and [`Host::identity`] answers for that window,
+    /// instead of what `$KITTY_LISTEN_ON` and `$KITTY_WINDOW_ID` say.
+    pub fn seen_from(mut self, to: OsString, window: Option<u64>) -> KittyHost {
+        self.caller = Some((to, window));
+        self
+    }
+
+    /// The kitty the calling process runs in.
+    fn listen_on(&self) -> Option<OsString> {
+        match &self.caller {
+            Some((to, _)) => Some(to.clone()),
+            None => std::env::var_os("KITTY_LISTEN_ON"),
+        }
+    }
+
+    /// The kitty window the calling process runs in.
+    fn window(&self) -> Option<u64> {
+        match &self.caller {
+            Some((_, window)) => *window,
+            None => std::env::var("KITTY_WINDOW_ID")
+                .ok()
+                .and_then(|w| w.parse::<u64>().ok()),
         }
     }
 }
@@ -184,7 +244,7 @@ impl Host for KittyHost {
     }
 
     fn snapshot(&mut self) -> Result<Live, HostError> {
-        let to = std::env::var_os("KITTY_LISTEN_ON");
+        let to = self.listen_on();
         let snap = save_instance(to.as_deref(), &self.o).map_err(HostError::other)?;
         let mut layout = to_layout(&snap, None);
         layout.startup = false;
@@ -253,12 +313,17 @@ impl Host for KittyHost {
         Ok(Recreated::default())
     }
 
+    fn status(&self) -> Vec<(&'static str, String)> {
+        crate::doctor::status(installed().as_deref(), &saved(&self.o), now())
+    }
+
+    fn doctor(&self) -> Vec<agent_resume_engine::check::Check> {
+        crate::doctor::checks(installed().as_deref(), &saved(&self.o), now())
+    }
+
     fn identity(&mut self) -> Result<Option<PaneId>, HostError> {
-        let to = std::env::var_os("KITTY_LISTEN_ON");
-        let Some(window) = std::env::var("KITTY_WINDOW_ID")
-            .ok()
-            .and_then(|w| w.parse::<u64>().ok())
-        else {
+        let to = self.listen_on();
+        let Some(window) = self.window() else {
             return Ok(None);
         };
         let snap = save_instance(to.as_deref(), &self.o).map_err(HostError::other)?;

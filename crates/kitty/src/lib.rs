@@ -50,6 +50,7 @@
 //! ```
 
 mod command;
+pub mod doctor;
 pub mod host;
 mod listing;
 mod model;
@@ -67,7 +68,10 @@ pub use model::{
     WindowSnap, PANE_ENV,
 };
 pub use reread::{reread, Read, ReadWindow, EXPANDED, HOME};
-pub use socket::{examine, listen_on_line, Listener, PrivateDirError, Untrusted, MAX_SOCKET_DIR};
+pub use socket::{
+    check_private_dir, examine, listen_on_line, listen_on_text, Listener, PrivateDirError,
+    Untrusted, MAX_SOCKET_DIR,
+};
 pub use value::{
     is_line_break, is_python_space, literal, Refusal, Refused, Value, MAX_DIRECTORY, MAX_NAME,
 };

@@ -217,6 +217,28 @@ pub enum PrivateDirError {
     Mode(u32),
 }
 
+/// Checks, without making or changing anything, that `dir` is the private
+/// directory [`listen_on_line`] would accept: this user's, not a link,
+/// mode 0700 or narrower. `Make` (`NotFound`) when it is missing.
+pub fn check_private_dir(dir: &Path) -> Result<(), PrivateDirError> {
+    let me = rustix::process::geteuid().as_raw();
+    let d = fs::symlink_metadata(dir).map_err(PrivateDirError::Make)?;
+    check_dir(&d, me).map_err(PrivateDirError::NotPrivate)?;
+    if d.mode() & 0o077 != 0 {
+        return Err(PrivateDirError::Mode(d.mode() & 0o7777));
+    }
+    Ok(())
+}
+
+/// The `listen_on` line [`listen_on_line`] writes for `dir`, without
+/// making or checking the directory; `None` where the path cannot be
+/// written into kitty.conf exactly.
+pub fn listen_on_text(dir: &Path) -> Option<String> {
+    let text = literal(Value::Directory, dir.as_os_str()).ok()?;
+    (!text.contains(['{', '}']) && text.len() <= MAX_SOCKET_DIR)
+        .then(|| format!("listen_on unix:{text}/kitty"))
+}
+
 /// Makes `dir` (mode 0700) when missing, checks it is this user's, not a
 /// link and not open to group or others (an existing one is never
 /// changed), and returns the kitty.conf `listen_on` line for a socket in

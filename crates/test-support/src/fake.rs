@@ -24,6 +24,8 @@ pub struct FakeHost {
     pub created: Vec<(PaneId, Option<TakeKey>)>,
     /// The lines typed, by pane.
     pub typed: Vec<(PaneId, String)>,
+    /// The pane the calling process runs in ([`Host::identity`]).
+    pub caller: Option<PaneId>,
 }
 
 impl FakeHost {
@@ -36,6 +38,7 @@ impl FakeHost {
             asked: 0,
             created: Vec::new(),
             typed: Vec::new(),
+            caller: None,
         }
     }
 }
@@ -108,5 +111,9 @@ impl Host for FakeHost {
         }
         self.typed.push((pane, line.to_owned()));
         Ok(Dispatched::Sent)
+    }
+
+    fn identity(&mut self) -> Result<Option<PaneId>, HostError> {
+        Ok(self.caller)
     }
 }

@@ -291,6 +291,9 @@ pub struct TmuxHost {
     o: Overrides,
     /// What the last restore model was made of.
     last: Option<Last>,
+    /// The calling process's pane, when not read from `$TMUX_PANE`
+    /// ([`TmuxHost::seen_from`]).
+    caller: Option<Option<String>>,
 }
 
 /// The saved snapshot and live panes behind the last restore model.
@@ -307,7 +310,16 @@ impl TmuxHost {
             tmux,
             o,
             last: None,
+            caller: None,
         }
+    }
+
+    /// The same host as seen from the tmux pane `pane` (`%N`; a process
+    /// started elsewhere, a test): [`Host::identity`] answers for that
+    /// pane instead of the one `$TMUX_PANE` names.
+    pub fn seen_from(mut self, pane: Option<String>) -> TmuxHost {
+        self.caller = Some(pane);
+        self
     }
 
     /// The server.
@@ -408,7 +420,11 @@ impl Host for TmuxHost {
     }
 
     fn identity(&mut self) -> Result<Option<PaneId>, HostError> {
-        let Some(target) = std::env::var("TMUX_PANE").ok().filter(|t| !t.is_empty()) else {
+        let pane = match &self.caller {
+            Some(pane) => pane.clone(),
+            None => std::env::var("TMUX_PANE").ok(),
+        };
+        let Some(target) = pane.filter(|t| !t.is_empty()) else {
             return Ok(None);
         };
         self.tmux.pane_id(&target).map_err(HostError::other)
@@ -416,6 +432,10 @@ impl Host for TmuxHost {
 
     fn status(&self) -> Vec<(&'static str, String)> {
         vec![("tmux", status_text(&saved_servers(&self.o), now()))]
+    }
+
+    fn doctor(&self) -> Vec<agent_resume_engine::check::Check> {
+        crate::doctor::checks(&self.tmux)
     }
 }
 

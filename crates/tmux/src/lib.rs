@@ -62,6 +62,7 @@
 //! ```
 
 mod command;
+pub mod doctor;
 pub mod host;
 mod listing;
 mod literal;

@@ -12,10 +12,11 @@
 //! | copilot | `session-state/<id>/` (`events.jsonl`, `workspace.yaml`) |
 //!
 //! This module defines what a store's layout can be ([`Store`]); each
-//! agent's provider ([`crate::provider`]) fills one in, and the caller
-//! hands it here to walk it and read what it finds. A name that is not UTF-8 is skipped
-//! with a note; a UTF-8 name of another pattern (sub-agent files, settings)
-//! is not a session and is passed over.
+//! agent's provider ([`crate::provider`](mod@crate::provider)) fills one
+//! in, and the caller hands it here to walk it and read what it finds. A
+//! name that is not UTF-8 is skipped with a note; a UTF-8 name of another
+//! pattern (sub-agent files, settings) is not a session and is passed
+//! over.
 
 use std::borrow::Cow;
 use std::ffi::OsStr;

@@ -13,6 +13,16 @@
 //! [`provider`]. A test (`tests/provider.rs`) fails when an exhaustive
 //! match over the agents appears anywhere else.
 //!
+//! # Layering
+//!
+//! The interfaces a provider fills in are defined by the modules below it,
+//! which take the agent's spec as an argument and never ask for a
+//! provider: the record reader (`parse::Records`), the store layout
+//! (`store::Store`), the pid registry (`registry::Registry`). The modules
+//! above (the listing, `homes`, [`crate::probe`], [`crate::scan`], [`crate::running`],
+//! [`crate::resumable`], [`crate::process`]) call [`provider`] and hand the
+//! spec down; no provider imports them.
+//!
 //! What is plain data shared with other crates (commands, id shape, flags,
 //! where a hook payload carries the id) stays in the catalog.
 

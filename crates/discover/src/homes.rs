@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::AgentKind;
 
-use crate::provider::{provider, HomeEnv, Store};
+use crate::provider::{provider, HomeEnv};
+use crate::store::Store;
 
 /// The store root of every agent with a reader, each with the meaning of
 /// the agent's own config-home variable, so a recording's config home

@@ -66,6 +66,7 @@ pub mod probe;
 pub mod process;
 pub mod provider;
 pub mod read;
+mod registry;
 pub mod resolve;
 pub mod resumable;
 pub mod running;
@@ -78,9 +79,9 @@ pub use homes::Homes;
 pub use probe::StoreProbe;
 pub use provider::provider;
 
-use provider::Store;
 pub use read::Depth;
 pub use resolve::{fuzzy_match, resolve_prefix, Resolved};
+use store::Store;
 
 /// One session found in an agent's own store.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,7 +255,8 @@ pub fn list(homes: &Homes, agents: &[AgentKind], depth: Depth) -> Listing {
         |(agent, mut c)| {
             // The candidate (and the directory handle it holds) is dropped
             // once read; its path moves into the session, or into the note.
-            store::read(agent, &mut c, depth).map_err(|problem| Note {
+            let p = provider(agent);
+            store::read(agent, &p.store, &p.records, &mut c, depth).map_err(|problem| Note {
                 agent,
                 path: c.path,
                 problem,
@@ -313,7 +315,8 @@ fn walk_agent(
             problem,
         });
     };
-    if let Store::Database(db) = &provider(agent).store {
+    let kept = &provider(agent).store;
+    if let Store::Database(db) = kept {
         match (db.list)(root, depth) {
             Ok((sessions, bad)) => {
                 w.sessions = sessions;
@@ -326,7 +329,7 @@ fn walk_agent(
         return w;
     }
     let mut files = 0;
-    match store::walk(agent, root, true, &mut |batch| {
+    match store::walk(agent, kept, root, true, &mut |batch| {
         files += batch.len();
         found(batch);
     }) {
@@ -396,16 +399,17 @@ pub fn parse_session(
     bytes: &[u8],
     depth: Depth,
 ) -> Result<SessionInfo, Problem> {
+    let p = provider(agent);
     let mut acc = parse::Acc::new(depth);
-    let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(agent, r));
+    let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(&p.records, r));
     acc.finish();
     acc.verdict(&stats)?;
-    let from_name = (provider(agent).file_id)(name);
+    let from_name = (p.file_id)(name);
     let id = from_name
         .map(str::to_owned)
         .or(acc.header_id.clone())
         .ok_or(Problem::HalfWritten)?;
-    if matches!(provider(agent).store, Store::Database(_)) || !store::id_ok(agent, &id) {
+    if matches!(p.store, Store::Database(_)) || !store::id_ok(agent, &id) {
         return Err(Problem::BadId);
     }
     Ok(SessionInfo {
@@ -446,7 +450,8 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
     let real = std::fs::canonicalize(path).map_err(|_| PathError::NotInAStore)?;
     let mut inside = false;
     for &agent in READABLE {
-        if matches!(provider(agent).store, Store::Database(_)) {
+        let p = provider(agent);
+        if matches!(p.store, Store::Database(_)) {
             continue;
         }
         let Some(root) = homes.root(agent, None) else {
@@ -459,7 +464,7 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
             continue;
         }
         inside = true;
-        let Ok((candidates, _)) = store::candidates(agent, &root) else {
+        let Ok((candidates, _)) = store::candidates(agent, &p.store, &root) else {
             continue;
         };
         let Some(mut c) = candidates
@@ -469,7 +474,7 @@ pub fn read_path(homes: &Homes, path: &Path, depth: Depth) -> Result<SessionInfo
             // Stores may nest (Gemini's and Droid's default to `~`): keep looking.
             continue;
         };
-        return store::read(agent, &mut c, depth)
+        return store::read(agent, &p.store, &p.records, &mut c, depth)
             .map(|(info, _)| info)
             .map_err(PathError::Skipped);
     }

@@ -3,12 +3,12 @@
 //! One pass over a file's records fills an [`Acc`]: the header's id,
 //! directory and start time, the title, the first user text and a message
 //! count. Which records say what is each agent's own format, as
-//! `docs/agents.md` documents it; a record of another shape is ignored.
+//! `docs/agents.md` documents it, and its provider fills in the
+//! [`Records`] this pass is given; a record of another shape is ignored.
 
-use agent_resume_core::{AgentKind, UnixMillis};
+use agent_resume_core::UnixMillis;
 
 use crate::json::{scan_str, Bodies, Line, Msg, Spans};
-use crate::provider::provider;
 use crate::read::{ReadStats, Rec};
 use crate::text::{clean, MAX_TEXT};
 use crate::Problem;
@@ -16,6 +16,27 @@ use crate::Problem;
 /// The most bytes of Codex response items kept unread for a fallback prompt
 /// before they are read.
 const MAX_DEFERRED: usize = 64 * 1024;
+
+/// What an agent's records say, record by record: the reader a provider
+/// fills in.
+pub(crate) struct Records {
+    /// Applies one parsed record of type `kind` to the pass.
+    pub apply: fn(&mut Acc, &str, &Line<'_>, Raw<'_>),
+    /// The key naming the id in a first record cut short.
+    pub cut_id_key: Option<&'static str>,
+    /// The prefix view needs the header's id (the name carries only part
+    /// of it).
+    pub needs_header: bool,
+}
+
+impl Records {
+    /// Records nothing is read from.
+    pub const NONE: Records = Records {
+        apply: |_, _, _, _| {},
+        cut_id_key: None,
+        needs_header: false,
+    };
+}
 
 /// What the records of one session said.
 #[derive(Debug, Default)]
@@ -92,8 +113,8 @@ impl Acc {
         }
     }
 
-    /// Feeds one record.
-    pub fn feed(&mut self, agent: AgentKind, rec: Rec<'_>) {
+    /// Feeds one record, read as `records` says.
+    pub(crate) fn feed(&mut self, records: &Records, rec: Rec<'_>) {
         let bytes = match rec {
             Rec::Whole(b) | Rec::Cut(b) => b,
         };
@@ -102,14 +123,14 @@ impl Acc {
         }
         match rec {
             Rec::Whole(b) => {
-                if b.iter().all(u8::is_ascii_whitespace) || self.has_enough(agent) {
+                if b.iter().all(u8::is_ascii_whitespace) || self.has_enough(records) {
                     return;
                 }
                 match crate::json::line(b) {
                     Ok((line, spans)) => {
                         self.whole += 1;
                         self.apply(
-                            agent,
+                            records,
                             &line,
                             Raw {
                                 raw: b,
@@ -126,7 +147,7 @@ impl Acc {
                     self.cwd = scan_str(b, "cwd");
                 }
                 if self.whole == 0 && self.header_id.is_none() {
-                    let key = provider(agent).records.cut_id_key;
+                    let key = records.cut_id_key;
                     self.header_id = key.and_then(|k| scan_str(b, k));
                 }
             }
@@ -136,16 +157,15 @@ impl Acc {
     /// On the prefix path, whether the records read so far already name the
     /// directory, the first prompt and (where the header carries it) the id:
     /// later records in the prefix would change nothing shown.
-    fn has_enough(&self, agent: AgentKind) -> bool {
-        let needs_header = provider(agent).records.needs_header;
+    fn has_enough(&self, records: &Records) -> bool {
         self.prefix_only
             && self.whole > 0
             && self.cwd.is_some()
             && self.first_prompt.is_some()
-            && (!needs_header || self.header_id.is_some())
+            && (!records.needs_header || self.header_id.is_some())
     }
 
-    fn apply(&mut self, agent: AgentKind, l: &Line<'_>, raw: Raw<'_>) {
+    fn apply(&mut self, records: &Records, l: &Line<'_>, raw: Raw<'_>) {
         let kind = l.kind.get().unwrap_or("");
         if let Some(t) = l.timestamp.0.or(l.start_time.0) {
             self.started = Some(self.started.map_or(t, |s| s.min(t)));
@@ -153,7 +173,7 @@ impl Acc {
         if self.cwd.is_none() {
             self.cwd = l.cwd.get().map(str::to_owned);
         }
-        (provider(agent).records.apply)(self, kind, l, raw);
+        (records.apply)(self, kind, l, raw);
     }
 
     /// A chat message by `role`: counted, and the first user one's text

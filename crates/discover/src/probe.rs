@@ -19,11 +19,11 @@ use std::rc::Rc;
 
 use agent_resume_core::{AgentKind, SessionProbe};
 
-use crate::provider::{provider, Store};
+use crate::provider::{provider, Provider};
 use crate::read::Depth;
 use crate::resumable::resumable;
 use crate::running::Running;
-use crate::store::Candidate;
+use crate::store::{Candidate, Store};
 use crate::{store, Homes, Problem};
 
 /// What one store holds, by name.
@@ -34,8 +34,8 @@ struct Index {
 }
 
 impl Index {
-    fn of(agent: AgentKind, root: &Path) -> Option<Index> {
-        let (candidates, notes) = store::candidates(agent, root).ok()?;
+    fn of(p: &Provider, root: &Path) -> Option<Index> {
+        let (candidates, notes) = store::candidates(p.kind, &p.store, root).ok()?;
         let mut ids = HashMap::new();
         let mut hinted = Vec::new();
         for c in candidates {
@@ -53,9 +53,9 @@ impl Index {
         })
     }
 
-    fn holds(&self, agent: AgentKind, id: &str) -> Option<bool> {
+    fn holds(&self, p: &Provider, id: &str) -> Option<bool> {
         if let Some(path) = self.ids.get(id) {
-            return Some(resumable(agent, path, id) != Some(false));
+            return Some(resumable(p.kind, path, id) != Some(false));
         }
         let hinted = self
             .hinted
@@ -64,11 +64,11 @@ impl Index {
         let mut refused = false;
         for c in hinted {
             let mut c = c.clone();
-            if let Ok((info, _)) = store::read(agent, &mut c, Depth::FAST) {
+            if let Ok((info, _)) = store::read(p.kind, &p.store, &p.records, &mut c, Depth::FAST) {
                 if info.id != id {
                     continue;
                 }
-                if resumable(agent, &info.path, id) != Some(false) {
+                if resumable(p.kind, &info.path, id) != Some(false) {
                     return Some(true);
                 }
                 refused = true;
@@ -106,10 +106,11 @@ impl<'h> StoreProbe<'h> {
 /// Whether the store of `agent` at `root` holds `id`: `None` when it
 /// cannot tell.
 pub fn exists_in(agent: AgentKind, root: &Path, id: &str) -> Option<bool> {
-    if let Store::Database(db) = &provider(agent).store {
+    let p = provider(agent);
+    if let Store::Database(db) = &p.store {
         return (db.exists)(root, id);
     }
-    Index::of(agent, root)?.holds(agent, id)
+    Index::of(p, root)?.holds(p, id)
 }
 
 impl SessionProbe for StoreProbe<'_> {
@@ -120,16 +121,17 @@ impl SessionProbe for StoreProbe<'_> {
         config_home: Option<&Path>,
     ) -> Option<bool> {
         let root = self.homes.root(agent, config_home)?;
-        if let Store::Database(db) = &provider(agent).store {
+        let p = provider(agent);
+        if let Store::Database(db) = &p.store {
             return (db.exists)(&root, session_id);
         }
         let index = self
             .indexes
             .borrow_mut()
             .entry((agent, root))
-            .or_insert_with_key(|(agent, root)| Index::of(*agent, root).map(Rc::new))
+            .or_insert_with_key(|(_, root)| Index::of(p, root).map(Rc::new))
             .clone()?;
-        index.holds(agent, session_id)
+        index.holds(p, session_id)
     }
 
     fn running(&self, agent: AgentKind, session_id: &str) -> bool {

@@ -220,6 +220,30 @@ pub fn records_of_file(
     records_of_open(file, &meta, is_zstd(path), depth, f)
 }
 
+/// Every record of the file as JSON, or `None` when one of them is not
+/// whole JSON (cut by a bound, half-written, or garbage): a rule that must
+/// see the whole file ([`crate::resumable`]) cannot judge it.
+pub(crate) fn json_records(path: &Path, depth: Depth) -> Option<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    let mut broken = false;
+    let stats = records_of_file(path, depth, &mut |rec| {
+        let bytes = match rec {
+            Rec::Whole(b) | Rec::Cut(b) => b,
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        // An unterminated last line that is still whole JSON is a record;
+        // anything else cut short leaves the file undecided.
+        match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => out.push(v),
+            Err(_) => broken = true,
+        }
+    })
+    .ok()?;
+    (!broken && !stats.hit_bound).then_some(out)
+}
+
 /// [`records_of_file`] of a file already opened and checked through
 /// [`crate::file`], with what its `fstat` saw; `zstd` when its name says it
 /// is compressed.

@@ -21,37 +21,11 @@
 use std::path::Path;
 
 use agent_resume_core::AgentKind;
-use serde_json::Value;
 
 use crate::provider::provider;
-use crate::read::{records_of_file, Depth, Rec};
 
 /// Whether `agent` would resume session `id` from the file at `path`:
 /// `None` when it cannot be told or no rule is known for the agent.
 pub fn resumable(agent: AgentKind, path: &Path, id: &str) -> Option<bool> {
     (provider(agent).resumable)(path, id)
-}
-
-/// Every record of the file as JSON, or `None` when one of them is not
-/// whole JSON (cut by a bound, half-written, or garbage): the file cannot
-/// be judged.
-pub(crate) fn records(path: &Path, depth: Depth) -> Option<Vec<Value>> {
-    let mut out = Vec::new();
-    let mut broken = false;
-    let stats = records_of_file(path, depth, &mut |rec| {
-        let bytes = match rec {
-            Rec::Whole(b) | Rec::Cut(b) => b,
-        };
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        // An unterminated last line that is still whole JSON is a record;
-        // anything else cut short leaves the file undecided.
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => out.push(v),
-            Err(_) => broken = true,
-        }
-    })
-    .ok()?;
-    (!broken && !stats.hit_bound).then_some(out)
 }

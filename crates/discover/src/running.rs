@@ -24,6 +24,7 @@ use crate::provider::provider;
 use crate::Homes;
 
 pub use crate::process::is_agent_program;
+pub use crate::registry::Registered;
 
 /// Whether `id` occurs in `word` as a whole word: not preceded or followed
 /// by a letter, digit, `-` or `_`.
@@ -52,17 +53,6 @@ pub struct Proc {
     pub pid: u32,
     /// Its argv, lossily decoded.
     pub argv: Vec<String>,
-}
-
-/// A registry entry: this pid holds this session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Registered {
-    /// The agent whose registry it is.
-    pub agent: AgentKind,
-    /// The pid.
-    pub pid: u32,
-    /// The session.
-    pub session_id: String,
 }
 
 /// A snapshot of who holds what.

@@ -11,10 +11,12 @@
 //! | pi | `sessions/--<cwd>--/<time>_<id>.jsonl` |
 //! | copilot | `session-state/<id>/` (`events.jsonl`, `workspace.yaml`) |
 //!
-//! Each agent's layout is its provider's ([`crate::provider`]); this module
-//! walks it and reads what it finds. A name that is not UTF-8 is skipped
-//! with a note; a UTF-8 name of another pattern (sub-agent files, settings)
-//! is not a session and is passed over.
+//! This module defines what a store's layout can be ([`Store`]); each
+//! agent's provider ([`crate::provider`](mod@crate::provider)) fills one
+//! in, and the caller hands it here to walk it and read what it finds. A
+//! name that is not UTF-8 is skipped with a note; a UTF-8 name of another
+//! pattern (sub-agent files, settings) is not a session and is passed
+//! over.
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
@@ -27,10 +29,88 @@ use std::sync::Arc;
 use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
 use crate::file::{Dir, Kind};
-use crate::parse::Acc;
-use crate::provider::{provider, Layout, SessionDir, Store};
+use crate::parse::{Acc, Records};
 use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec, ZSTD_READER};
 use crate::{Note, Problem, SessionInfo};
+
+/// Where an agent keeps its sessions.
+pub(crate) enum Store {
+    /// Nowhere agent-resume reads.
+    None,
+    /// Session files (or session directories) under the root.
+    Files(FileStore),
+    /// A database at the root (OpenCode's SQLite file).
+    Database(Database),
+}
+
+/// A store of session files.
+pub(crate) struct FileStore {
+    /// The store directory, below the root.
+    pub dir: &'static [&'static str],
+    /// How the sessions lie in it.
+    pub layout: Layout,
+    /// A session directory's records file and side file; `None`: the
+    /// candidate is itself the records file.
+    pub session_dir: fn(&Path) -> Option<SessionDir>,
+}
+
+/// How a file store is laid out.
+pub(crate) enum Layout {
+    /// `<dir>/<project>/<sessions>`, or `<dir>/<project>/chats/<sessions>`.
+    Projects(Projects),
+    /// A walk of the agent's own, given the store directory, whether the
+    /// candidates hold their directory open, and its listing.
+    Custom(Walk),
+}
+
+/// [`Layout::Custom`]'s walk.
+pub(crate) type Walk = fn(
+    &Path,
+    bool,
+    Vec<Entry>,
+    &mut Vec<Candidate>,
+    &mut Vec<Note>,
+    &mut dyn FnMut(Vec<Candidate>),
+);
+
+/// One directory per project.
+pub(crate) struct Projects {
+    /// The sessions are in the project's `chats/`.
+    pub chats: bool,
+    /// The directory the project's own layout says its sessions ran in.
+    pub cwd_hint: fn(&Entry) -> Option<PathBuf>,
+    /// What an entry of a project's directory names (by name, and whether
+    /// it is a directory): `None` when it is no session, else the whole id
+    /// its name carries and a prefix of the id.
+    pub entry: for<'n> fn(&'n str, bool) -> Named<'n>,
+    /// The candidates are session directories, opened by path.
+    pub by_path: bool,
+}
+
+/// What a project entry names: `None` when it is no session, else the
+/// whole id its name carries and a prefix of the id.
+pub(crate) type Named<'n> = Option<(Option<&'n str>, Option<String>)>;
+
+/// A database's sessions, and the paths of those with a bad id.
+pub(crate) type Listed = Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem>;
+
+/// A session kept as a directory.
+pub(crate) struct SessionDir {
+    /// The records file in it.
+    pub records: &'static str,
+    /// The side file holding a title and a directory.
+    pub side: &'static str,
+    /// Reads the side file's (capped) bytes into the pass.
+    pub read_side: fn(&[u8], &mut Acc),
+}
+
+/// A store that is a database, read as a whole.
+pub(crate) struct Database {
+    /// Every session in it, and the paths of those with a bad id.
+    pub list: fn(&Path, Depth) -> Listed,
+    /// Whether it holds `id`: `None` when it cannot tell.
+    pub exists: fn(&Path, &str) -> Option<bool>,
+}
 
 /// One place a session may be: a file, or a session directory.
 #[derive(Clone, Debug)]
@@ -78,13 +158,17 @@ impl<'a> LazyDir<'a> {
     }
 }
 
-/// Every candidate of `agent` under `root`, with notes about what was
-/// skipped. `Err` when the store itself is missing or unreadable. Nothing
-/// is stat'ed: reading a candidate takes its time from the open file. The
-/// candidates hold no directory open: they may be kept.
-pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
+/// Every candidate of `agent`'s `store` under `root`, with notes about
+/// what was skipped. `Err` when the store itself is missing or unreadable.
+/// Nothing is stat'ed: reading a candidate takes its time from the open
+/// file. The candidates hold no directory open: they may be kept.
+pub(crate) fn candidates(
+    agent: AgentKind,
+    store: &Store,
+    root: &Path,
+) -> Result<(Vec<Candidate>, Vec<Note>), Problem> {
     let mut out = Vec::new();
-    let notes = walk(agent, root, false, &mut |found| out.extend(found))?;
+    let notes = walk(agent, store, root, false, &mut |found| out.extend(found))?;
     Ok((out, notes))
 }
 
@@ -92,15 +176,16 @@ pub fn candidates(agent: AgentKind, root: &Path) -> Result<(Vec<Candidate>, Vec<
 /// `found` as soon as the directory is listed, in the same order, so they
 /// can be read while the walk goes on; returns the notes. With `hold_dirs`
 /// the candidates hold their directory open ([`Candidate::dir`]).
-pub fn walk(
+pub(crate) fn walk(
     agent: AgentKind,
+    store: &Store,
     root: &Path,
     hold_dirs: bool,
     found: &mut dyn FnMut(Vec<Candidate>),
 ) -> Result<Vec<Note>, Problem> {
     let mut notes = Vec::new();
     let mut out = Vec::new();
-    let Store::Files(store) = &provider(agent).store else {
+    let Store::Files(store) = store else {
         return Err(Problem::StoreMissing);
     };
     let base = store.dir.iter().fold(root.to_path_buf(), |p, d| p.join(d));
@@ -235,21 +320,24 @@ pub fn mtime(path: &Path) -> Option<UnixMillis> {
     millis(fs::metadata(path).ok()?.modified().ok()?)
 }
 
-/// Reads one candidate to `depth`. The session takes the candidate's path
-/// (left empty); on an error the candidate is as it was.
-pub fn read(
+/// Reads one candidate of `agent`'s `store` to `depth`, its records read
+/// as `records` says. The session takes the candidate's path (left empty);
+/// on an error the candidate is as it was.
+pub(crate) fn read(
     agent: AgentKind,
+    store: &Store,
+    records: &Records,
     c: &mut Candidate,
     depth: Depth,
 ) -> Result<(SessionInfo, ReadStats), Problem> {
     if !ZSTD_READER && is_zstd(&c.path) {
         return Err(Problem::NotBuilt);
     }
-    let side = match &provider(agent).store {
+    let side = match store {
         Store::Files(store) => (store.session_dir)(&c.path),
         Store::None | Store::Database(_) => None,
     };
-    let records = match &side {
+    let records_file = match &side {
         Some(sd) => Cow::Owned(c.path.join(sd.records)),
         None => Cow::Borrowed(c.path.as_path()),
     };
@@ -264,15 +352,15 @@ pub fn read(
     } else {
         None
     };
-    let mut feed = |r: Rec<'_>| acc.feed(agent, r);
-    let read = match (&records, &c.dir) {
+    let mut feed = |r: Rec<'_>| acc.feed(records, r);
+    let read = match (&records_file, &c.dir) {
         (Cow::Borrowed(_), Some(dir)) => dir
             .open_with_metadata(c.name(), Kind::Session)
             .map_err(io::Error::from)
             .and_then(|(file, meta)| {
                 records_of_open(file, &meta, is_zstd(&c.path), depth, &mut feed)
             }),
-        _ => records_of_file(&records, depth, &mut feed),
+        _ => records_of_file(&records_file, depth, &mut feed),
     };
     let modified = match (read, dir_modified) {
         (Ok(s), _) => {

@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::{AgentDecl, AgentKind};
 
 use super::{
-    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, FileStore, HookFile,
-    Layout, Projects, Provider, Records, Registry, Store,
+    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, HookFile, Provider,
 };
 use crate::file::Kind;
-use crate::parse::apply_transcript;
+use crate::parse::{apply_transcript, Records};
 use crate::provider::HomeEnv;
-use crate::running::Registered;
-use crate::store::read_small;
+use crate::registry::{Registered, Registry};
+use crate::store::{read_small, FileStore, Layout, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Claude,

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::AgentKind;
 
-use super::{not_a_dir, unknown_resumable, FileStore, HookFile, Layout, Provider, Records, Store};
+use super::{not_a_dir, unknown_resumable, HookFile, Provider};
 use crate::json::Line;
-use crate::parse::{prompt_text, Acc, Raw};
+use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::store::{entries, id_ok, Candidate, Entry, LazyDir};
+use crate::store::{entries, id_ok, Candidate, Entry, FileStore, Layout, LazyDir, Store};
 use crate::{Note, Problem};
 
 pub(super) const PROVIDER: Provider = Provider {

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::AgentKind;
 
-use super::{unknown_resumable, FileStore, Layout, Provider, Records, SessionDir, Store};
+use super::{unknown_resumable, Provider};
 use crate::json::{Bodies, Line};
-use crate::parse::{prompt_text, Acc, Raw};
+use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::store::{id_ok, Candidate, Entry};
+use crate::store::{id_ok, Candidate, Entry, FileStore, Layout, SessionDir, Store};
 use crate::{Note, Problem};
 
 pub(super) const PROVIDER: Provider = Provider {

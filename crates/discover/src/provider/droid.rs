@@ -5,12 +5,10 @@ use std::path::PathBuf;
 
 use agent_resume_core::AgentKind;
 
-use super::{
-    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, FileStore, Layout,
-    Projects, Provider, Records, Store,
-};
-use crate::parse::apply_session_events;
+use super::{jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, Provider};
+use crate::parse::{apply_session_events, Records};
 use crate::provider::HomeEnv;
+use crate::store::{FileStore, Layout, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Droid,

@@ -9,14 +9,13 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::AgentKind;
 use serde_json::Value;
 
-use super::{not_a_dir, FileStore, HookFile, Layout, Projects, Provider, Records, Store};
+use super::{not_a_dir, HookFile, Provider};
 use crate::file::Kind;
 use crate::json::Line;
-use crate::parse::{prompt_text, Acc, Raw};
+use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::read::Depth;
-use crate::resumable::records;
-use crate::store::{read_small, Entry};
+use crate::read::{json_records, Depth};
+use crate::store::{read_small, Entry, FileStore, Layout, Named, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Gemini,
@@ -61,7 +60,7 @@ fn project_root(project: &Entry) -> Option<PathBuf> {
 }
 
 /// `session-<time>-<id[..8]>.jsonl`: the id's first 8 characters.
-fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
+fn entry(name: &str, is_dir: bool) -> Named<'_> {
     if is_dir {
         return None;
     }
@@ -155,7 +154,7 @@ fn gemini_message_counts(m: &Value) -> bool {
 /// Whether Gemini resumes the file: its messages, replayed as Gemini's
 /// loader replays them, hold one that counts, and it is no sub-agent's.
 fn resumable(path: &Path) -> Option<bool> {
-    let recs = records(path, Depth::Full)?;
+    let recs = json_records(path, Depth::Full)?;
     // Messages in order: (id, counts).
     let mut messages: Vec<(String, bool)> = Vec::new();
     let mut subagent = false;

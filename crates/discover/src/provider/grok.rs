@@ -10,15 +10,13 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentDecl, AgentKind};
 
-use super::{
-    unknown_resumable, FileStore, Layout, Projects, Provider, Records, Registry, SessionDir, Store,
-};
+use super::{unknown_resumable, Provider};
 use crate::file::Kind;
 use crate::json::Line;
-use crate::parse::{prompt_text, Acc, Raw};
+use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::running::Registered;
-use crate::store::{read_small, Entry};
+use crate::registry::{Registered, Registry};
+use crate::store::{read_small, Entry, FileStore, Layout, Named, Projects, SessionDir, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Grok,
@@ -65,7 +63,7 @@ fn cwd_hint(project: &Entry) -> Option<PathBuf> {
 }
 
 /// A session is a directory named by its id.
-fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
+fn entry(name: &str, is_dir: bool) -> Named<'_> {
     is_dir.then_some((Some(name), None))
 }
 

@@ -13,20 +13,26 @@
 //! [`provider`]. A test (`tests/provider.rs`) fails when an exhaustive
 //! match over the agents appears anywhere else.
 //!
+//! # Layering
+//!
+//! The interfaces a provider fills in are defined by the modules below it,
+//! which take the agent's spec as an argument and never ask for a
+//! provider: the record reader (`parse::Records`), the store layout
+//! (`store::Store`), the pid registry (`registry::Registry`). The modules
+//! above (the listing, `homes`, [`crate::probe`], [`crate::scan`], [`crate::running`],
+//! [`crate::resumable`], [`crate::process`]) call [`provider`] and hand the
+//! spec down; no provider imports them.
+//!
 //! What is plain data shared with other crates (commands, id shape, flags,
 //! where a hook payload carries the id) stays in the catalog.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agent_resume_core::{AgentDecl, AgentKind};
+use agent_resume_core::AgentKind;
 
-use crate::json::Line;
-use crate::parse::{Acc, Raw};
-use crate::read::Depth;
-use crate::running::Registered;
-use crate::store::{Candidate, Entry};
-use crate::{Note, Problem, SessionInfo};
+use crate::parse::Records;
+use crate::registry::Registry;
+use crate::store::{Entry, Named, SessionDir, Store};
 pub(crate) use home_env::HomeEnv;
 
 mod amp;
@@ -124,113 +130,6 @@ pub struct HookFile {
     pub file: &'static str,
     /// The events agent-resume's hook is installed for.
     pub events: &'static [&'static str],
-}
-
-/// Where an agent keeps its sessions.
-pub(crate) enum Store {
-    /// Nowhere agent-resume reads.
-    None,
-    /// Session files (or session directories) under the root.
-    Files(FileStore),
-    /// A database at the root (OpenCode's SQLite file).
-    Database(Database),
-}
-
-/// A store of session files.
-pub(crate) struct FileStore {
-    /// The store directory, below the root.
-    pub dir: &'static [&'static str],
-    /// How the sessions lie in it.
-    pub layout: Layout,
-    /// A session directory's records file and side file; `None`: the
-    /// candidate is itself the records file.
-    pub session_dir: fn(&Path) -> Option<SessionDir>,
-}
-
-/// How a file store is laid out.
-pub(crate) enum Layout {
-    /// `<dir>/<project>/<sessions>`, or `<dir>/<project>/chats/<sessions>`.
-    Projects(Projects),
-    /// A walk of the agent's own, given the store directory, whether the
-    /// candidates hold their directory open, and its listing.
-    Custom(Walk),
-}
-
-/// [`Layout::Custom`]'s walk.
-pub(crate) type Walk = fn(
-    &Path,
-    bool,
-    Vec<Entry>,
-    &mut Vec<Candidate>,
-    &mut Vec<Note>,
-    &mut dyn FnMut(Vec<Candidate>),
-);
-
-/// One directory per project.
-pub(crate) struct Projects {
-    /// The sessions are in the project's `chats/`.
-    pub chats: bool,
-    /// The directory the project's own layout says its sessions ran in.
-    pub cwd_hint: fn(&Entry) -> Option<PathBuf>,
-    /// What an entry of a project's directory names (by name, and whether
-    /// it is a directory): `None` when it is no session, else the whole id
-    /// its name carries and a prefix of the id.
-    pub entry: for<'n> fn(&'n str, bool) -> Named<'n>,
-    /// The candidates are session directories, opened by path.
-    pub by_path: bool,
-}
-
-/// What a project entry names: `None` when it is no session, else the
-/// whole id its name carries and a prefix of the id.
-pub(crate) type Named<'n> = Option<(Option<&'n str>, Option<String>)>;
-
-/// A database's sessions, and the paths of those with a bad id.
-pub(crate) type Listed = Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem>;
-
-/// A session kept as a directory.
-pub(crate) struct SessionDir {
-    /// The records file in it.
-    pub records: &'static str,
-    /// The side file holding a title and a directory.
-    pub side: &'static str,
-    /// Reads the side file's (capped) bytes into the pass.
-    pub read_side: fn(&[u8], &mut Acc),
-}
-
-/// A store that is a database, read as a whole.
-pub(crate) struct Database {
-    /// Every session in it, and the paths of those with a bad id.
-    pub list: fn(&Path, Depth) -> Listed,
-    /// Whether it holds `id`: `None` when it cannot tell.
-    pub exists: fn(&Path, &str) -> Option<bool>,
-}
-
-/// What an agent's records say, record by record.
-pub(crate) struct Records {
-    /// Applies one parsed record of type `kind` to the pass.
-    pub apply: fn(&mut Acc, &str, &Line<'_>, Raw<'_>),
-    /// The key naming the id in a first record cut short.
-    pub cut_id_key: Option<&'static str>,
-    /// The prefix view needs the header's id (the name carries only part
-    /// of it).
-    pub needs_header: bool,
-}
-
-impl Records {
-    /// Records nothing is read from.
-    pub const NONE: Records = Records {
-        apply: |_, _, _, _| {},
-        cut_id_key: None,
-        needs_header: false,
-    };
-}
-
-/// A per-process registry: which pid holds which session.
-pub(crate) struct Registry {
-    /// The ids it holds for `pids`, that pass the agent's id shape.
-    pub of_pids: fn(&AgentDecl, &Path, &[u32]) -> BTreeSet<String>,
-    /// Every entry in it, shape unchecked.
-    pub all: fn(&Path, &mut Vec<Registered>),
 }
 
 /// A file name's stem before `.jsonl`: the id of most stores.

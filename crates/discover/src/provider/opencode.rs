@@ -9,8 +9,10 @@ use std::path::PathBuf;
 
 use agent_resume_core::AgentKind;
 
-use super::{Database, Provider, Records, Store};
+use super::Provider;
+use crate::parse::Records;
 use crate::provider::HomeEnv;
+use crate::store::{Database, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Opencode,

@@ -5,12 +5,10 @@ use std::path::PathBuf;
 
 use agent_resume_core::AgentKind;
 
-use super::{
-    no_cwd_hint, not_a_dir, unknown_resumable, FileStore, Layout, Projects, Provider, Records,
-    Store,
-};
-use crate::parse::apply_session_events;
+use super::{no_cwd_hint, not_a_dir, unknown_resumable, Provider};
+use crate::parse::{apply_session_events, Records};
 use crate::provider::HomeEnv;
+use crate::store::{FileStore, Layout, Named, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Pi,
@@ -49,6 +47,6 @@ fn file_id(name: &str) -> Option<&str> {
         .map(|(_, id)| id)
 }
 
-fn entry(name: &str, is_dir: bool) -> super::Named<'_> {
+fn entry(name: &str, is_dir: bool) -> Named<'_> {
     (!is_dir).then(|| (file_id(name), None))
 }

@@ -7,13 +7,11 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::AgentKind;
 use serde_json::Value;
 
-use super::{
-    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, FileStore, HookFile, Layout, Projects,
-    Provider, Records, Store,
-};
-use crate::parse::apply_transcript;
+use super::{jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, HookFile, Provider};
+use crate::parse::{apply_transcript, Records};
 use crate::provider::HomeEnv;
 use crate::read::{records_of_file, Depth, Rec, MAX_RECORD};
+use crate::store::{FileStore, Layout, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Qwen,

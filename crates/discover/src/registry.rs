@@ -1,0 +1,31 @@
+//! An agent's per-process registry (Claude's `sessions/<pid>.json`, Grok's
+//! `active_sessions.json`): which pid holds which session.
+//!
+//! A provider that knows its agent's registry fills in a [`Registry`];
+//! [`crate::running`] and [`crate::scan`] read it through that, and its
+//! entries are untrusted: an id is checked against the agent's id shape,
+//! and a pid counts only while it is still the agent.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use agent_resume_core::{AgentDecl, AgentKind};
+
+/// A registry entry: this pid holds this session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registered {
+    /// The agent whose registry it is.
+    pub agent: AgentKind,
+    /// The pid.
+    pub pid: u32,
+    /// The session.
+    pub session_id: String,
+}
+
+/// How one agent's registry is read, under the agent's store root.
+pub(crate) struct Registry {
+    /// The ids it holds for `pids`, that pass the agent's id shape.
+    pub of_pids: fn(&AgentDecl, &Path, &[u32]) -> BTreeSet<String>,
+    /// Every entry in it, shape unchecked.
+    pub all: fn(&Path, &mut Vec<Registered>),
+}

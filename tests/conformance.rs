@@ -536,6 +536,22 @@ impl Harness for RealTmux {
                 self.server.ok(&["select-layout", "-t", "c:0", "tiled"]);
             }
         }
+        // A pane just made may not show its directory yet (its process is
+        // still starting; tmux reads the directory from it): a save then
+        // leaves it out, as it should. Saved once every pane shows it.
+        let want: Vec<String> = dirs
+            .iter()
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect();
+        agent_resume_test_support::poll::wait_for("every pane's directory", || {
+            let shown: Vec<String> = self
+                .server
+                .ok(&["list-panes", "-t", "c:0", "-F", "#{pane_current_path}"])
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            (shown == want).then_some(())
+        });
         let client = self.client();
         agent_resume_tmux::host::save_server(&client, &w.o, None).expect("saves");
         let mut live: Vec<_> = client

@@ -52,7 +52,11 @@ fn saved_window() -> (Tmux, PrivateEnv, Vec<PathBuf>) {
         ]);
         tmux.ok(&["select-layout", "-t", "work:", "even-horizontal"]);
     }
-    assert_eq!(order(&tmux), dirs, "the window as made");
+    // Saved once every pane shows its directory (a pane just made may not
+    // yet: tmux reads it from the pane's process).
+    poll::wait_for("the window as made", || {
+        (order(&tmux) == dirs).then_some(())
+    });
     let out = env.run(&["tmux", "save", "-L", tmux.socket()]);
     assert!(out.status.success(), "{out:?}");
     (tmux, env, dirs)

@@ -15,7 +15,7 @@
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use agent_resume_core::{AgentKind, SessionProbe};
 
@@ -80,7 +80,7 @@ impl Index {
 }
 
 /// Each store's index, by agent and root; `None`: the store cannot tell.
-type Indexes = HashMap<(AgentKind, PathBuf), Option<Rc<Index>>>;
+type Indexes = HashMap<(AgentKind, PathBuf), Option<Arc<Index>>>;
 
 /// Session-store and process answers for the restore plan.
 pub struct StoreProbe<'h> {
@@ -88,7 +88,7 @@ pub struct StoreProbe<'h> {
     indexes: RefCell<Indexes>,
     running: OnceCell<Running>,
     /// Per agent, which of `running`'s processes run it (matched once).
-    agent_procs: RefCell<HashMap<AgentKind, Rc<[usize]>>>,
+    agent_procs: RefCell<HashMap<AgentKind, Arc<[usize]>>>,
 }
 
 impl<'h> StoreProbe<'h> {
@@ -129,7 +129,7 @@ impl SessionProbe for StoreProbe<'_> {
             .indexes
             .borrow_mut()
             .entry((agent, root))
-            .or_insert_with_key(|(_, root)| Index::of(p, root).map(Rc::new))
+            .or_insert_with_key(|(_, root)| Index::of(p, root).map(Arc::new))
             .clone()?;
         index.holds(p, session_id)
     }
@@ -144,4 +144,12 @@ impl SessionProbe for StoreProbe<'_> {
             .clone();
         running.holds_among(agent, &among, session_id)
     }
+}
+
+/// A probe crosses threads: a host plans on a worker thread of its own.
+#[cfg(test)]
+#[test]
+fn a_store_probe_is_send() {
+    fn send<T: Send>() {}
+    send::<StoreProbe<'static>>();
 }

@@ -12,8 +12,8 @@
 use std::collections::HashSet;
 use std::process::ExitCode;
 
-use agent_resume_core::batch::Set;
-use agent_resume_core::{
+use agent_resume_engine::core::batch::Set;
+use agent_resume_engine::core::{
     AgentKind, Event, IdSource, Layout, Observation, Outcome, PaneId, PaneSpec, Reason, Shell,
     Stored, Tab, TelemetrySink, Verdict, Window,
 };

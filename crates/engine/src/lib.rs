@@ -73,6 +73,11 @@ pub mod settings;
 pub mod take;
 pub mod telemetry;
 
+/// The pure core every type of the engine's API comes from (layouts,
+/// observations, verdicts, telemetry events): a host depends on the engine
+/// alone and names them through it.
+pub use agent_resume_core as core;
+
 /// The variable that carries a pane's id into its processes outside tmux
 /// (a terminal that is not tmux sets it in every pane it starts).
 pub const PANE_ENV: &str = "AGENT_RESUME_PANE";

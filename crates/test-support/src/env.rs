@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use crate::text::{shown, text};
+use crate::tmux::{world_path, Tmux};
 
 /// A command to run, shown by its arguments when it fails.
 pub struct TestCommand {
@@ -65,6 +66,15 @@ impl TestCommand {
         self
     }
 
+    /// Reaches `server` by its socket name (`-L`), as a program started
+    /// outside tmux does: sets the server's `TMUX_TMPDIR`; stdin is empty.
+    pub fn reach(&mut self, server: &Tmux) -> &mut TestCommand {
+        self.cmd
+            .env("TMUX_TMPDIR", server.tmpdir())
+            .stdin(Stdio::null());
+        self
+    }
+
     /// The command itself, for what this runner does not wrap.
     pub fn inner(&mut self) -> &mut Command {
         &mut self.cmd
@@ -115,6 +125,17 @@ impl TestCommand {
 /// ([`PrivateEnv::db`], …); `PATH` is the test's own. A test that needs
 /// another shape changes it with [`PrivateEnv::with`] and
 /// [`PrivateEnv::without`].
+///
+/// [`PrivateEnv::user`] is the other shape: a user's login as a terminal
+/// starts it, with no agent-resume variable, so every path is its default
+/// under `HOME`. A test that proves behaviour under an environment neither
+/// gives (no `HOME`, a C locale, an agent CLI's own variables) starts from
+/// [`PrivateEnv::bare`] and sets each variable, saying why.
+///
+/// Programs run with this environment and nothing else: the binary
+/// ([`PrivateEnv::command`]), another program ([`PrivateEnv::program`]), a
+/// program a tmux pane starts ([`PrivateEnv::env_argv`]), and a private
+/// tmux server with all its panes ([`PrivateEnv::tmux`]).
 pub struct PrivateEnv {
     dir: tempfile::TempDir,
     bin: PathBuf,
@@ -137,10 +158,41 @@ impl PrivateEnv {
         env
     }
 
+    /// A user's world as a terminal starts it, for the binary `bin`:
+    /// `HOME` (`root/home`, created), `PATH` from [`world_path`]
+    /// (`root/bin`, created, for stand-in agents; then the binary's
+    /// folder, as a user installs it; then the system's), `LANG=C.UTF-8`
+    /// (zsh and tmux mangle non-ASCII without it), `TERM=xterm-256color`
+    /// and `AGENT_RESUME=1`. No `XDG_*` and no `AGENT_RESUME_DB`, `…_CONFIG`
+    /// or `…_TELEMETRY`: the binary, its hooks and the agents all find
+    /// their files at their defaults under `HOME`.
+    pub fn user(bin: impl Into<PathBuf>) -> PrivateEnv {
+        let mut env = PrivateEnv::bare(bin);
+        let root = env.root().to_owned();
+        for dir in [env.home(), root.join("bin")] {
+            fs::create_dir_all(dir).expect("the temp dir is writable");
+        }
+        env.set("HOME", env.home());
+        env.set("PATH", world_path(&root, env.bin()));
+        env.set("LANG", "C.UTF-8");
+        env.set("TERM", "xterm-256color");
+        env.set("AGENT_RESUME", "1");
+        env
+    }
+
     /// A fresh temp dir and an empty environment.
     pub fn bare(bin: impl Into<PathBuf>) -> PrivateEnv {
+        PrivateEnv::bare_in(
+            bin,
+            tempfile::tempdir().expect("a temp dir for the test's world"),
+        )
+    }
+
+    /// An empty environment in `dir`, a temp dir the test made (a test
+    /// whose values must avoid some characters picks its own name).
+    pub fn bare_in(bin: impl Into<PathBuf>, dir: tempfile::TempDir) -> PrivateEnv {
         PrivateEnv {
-            dir: tempfile::tempdir().expect("a temp dir for the test's world"),
+            dir,
             bin: bin.into(),
             vars: Vec::new(),
         }
@@ -246,6 +298,46 @@ impl PrivateEnv {
         c.args(args);
         self.apply(c.inner());
         c
+    }
+
+    /// Every variable as one `NAME=value` word, then `extra` over them
+    /// (an `extra` name already set is replaced, so it wins): what
+    /// `env -i` takes.
+    pub fn assignments(&self, extra: &[(&str, &OsStr)]) -> Vec<OsString> {
+        let mut vars = self.vars.clone();
+        for (k, v) in extra {
+            let (k, v) = (OsString::from(k), v.to_os_string());
+            match vars.iter_mut().find(|(name, _)| *name == k) {
+                Some(slot) => slot.1 = v,
+                None => vars.push((k, v)),
+            }
+        }
+        vars.into_iter()
+            .map(|(k, v)| {
+                let mut kv = k;
+                kv.push("=");
+                kv.push(v);
+                kv
+            })
+            .collect()
+    }
+
+    /// `env -i` and [`PrivateEnv::assignments`]: the first words of a
+    /// program that must start with exactly this environment (and `extra`)
+    /// although its parent has another, such as a shell in a pane of a
+    /// tmux server the test shares.
+    pub fn env_argv(&self, extra: &[(&str, &OsStr)]) -> Vec<OsString> {
+        let mut argv = vec![OsString::from("env"), OsString::from("-i")];
+        argv.extend(self.assignments(extra));
+        argv
+    }
+
+    /// A private tmux server, not started yet, reading `config`: it and
+    /// every pane run with exactly this environment (plus its own
+    /// `TMUX_TMPDIR`); see [`Tmux::private`]. Reach it from the binary
+    /// with [`TestCommand::reach`].
+    pub fn tmux(&self, config: &Path) -> Tmux {
+        Tmux::private(config, self.vars.clone())
     }
 
     /// Gives `c` exactly this environment and no other.

@@ -126,9 +126,10 @@ impl TestCommand {
 /// another shape changes it with [`PrivateEnv::with`] and
 /// [`PrivateEnv::without`].
 ///
-/// [`PrivateEnv::user`] is the other shape: a user's login as a terminal
+/// [`PrivateEnv::user`] is another shape: a user's login as a terminal
 /// starts it, with no agent-resume variable, so every path is its default
-/// under `HOME`. A test that proves behaviour under an environment neither
+/// under `HOME`; [`PrivateEnv::for_shells`] is the binary's own paths
+/// with a shell's files left at their defaults under `HOME`. A test that proves behaviour under an environment neither
 /// gives (no `HOME`, a C locale, an agent CLI's own variables) starts from
 /// [`PrivateEnv::bare`] and sets each variable, saying why.
 ///
@@ -177,6 +178,27 @@ impl PrivateEnv {
         env.set("LANG", "C.UTF-8");
         env.set("TERM", "xterm-256color");
         env.set("AGENT_RESUME", "1");
+        env
+    }
+
+    /// A world for interactive shells the test starts (each from
+    /// [`PrivateEnv::env_argv`] with its own additions) and the binary they
+    /// and the test run: `HOME` (`root/home`), `XDG_STATE_HOME`,
+    /// `AGENT_RESUME_DB` and `AGENT_RESUME_CONFIG` as in
+    /// [`PrivateEnv::new`], and `PATH=/usr/bin:/bin`. No `XDG_DATA_HOME`
+    /// or `XDG_CONFIG_HOME`: a shell keeps its history, completions and
+    /// settings at their defaults under `HOME` (fish skips its background
+    /// man-page scan only when `~/.local/share/fish/generated_completions`
+    /// exists), and no `AGENT_RESUME_TELEMETRY`: events go to the state
+    /// directory.
+    pub fn for_shells(bin: impl Into<PathBuf>) -> PrivateEnv {
+        let mut env = PrivateEnv::bare(bin);
+        let root = env.root().to_owned();
+        env.set("PATH", "/usr/bin:/bin");
+        env.set("HOME", env.home());
+        env.set("XDG_STATE_HOME", root.join("xdg-state"));
+        env.set("AGENT_RESUME_DB", env.db());
+        env.set("AGENT_RESUME_CONFIG", env.config());
         env
     }
 
@@ -303,18 +325,21 @@ impl PrivateEnv {
     /// Every variable as one `NAME=value` word, then `extra` over them
     /// (an `extra` name already set is replaced, so it wins): what
     /// `env -i` takes.
-    pub fn assignments(&self, extra: &[(&str, &OsStr)]) -> Vec<OsString> {
+    pub fn assignments<K, V>(&self, extra: impl IntoIterator<Item = (K, V)>) -> Vec<OsString>
+    where
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
         let mut vars = self.vars.clone();
         for (k, v) in extra {
-            let (k, v) = (OsString::from(k), v.to_os_string());
+            let (k, v) = (k.as_ref().to_owned(), v.as_ref().to_owned());
             match vars.iter_mut().find(|(name, _)| *name == k) {
                 Some(slot) => slot.1 = v,
                 None => vars.push((k, v)),
             }
         }
         vars.into_iter()
-            .map(|(k, v)| {
-                let mut kv = k;
+            .map(|(mut kv, v)| {
                 kv.push("=");
                 kv.push(v);
                 kv
@@ -326,7 +351,11 @@ impl PrivateEnv {
     /// program that must start with exactly this environment (and `extra`)
     /// although its parent has another, such as a shell in a pane of a
     /// tmux server the test shares.
-    pub fn env_argv(&self, extra: &[(&str, &OsStr)]) -> Vec<OsString> {
+    pub fn env_argv<K, V>(&self, extra: impl IntoIterator<Item = (K, V)>) -> Vec<OsString>
+    where
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
         let mut argv = vec![OsString::from("env"), OsString::from("-i")];
         argv.extend(self.assignments(extra));
         argv

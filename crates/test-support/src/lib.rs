@@ -21,7 +21,7 @@
 //! // A pane's shell starts from `env -i` with the world's variables and
 //! // its own on top.
 //! let env = PrivateEnv::bare("/bin/true").with("LANG", "C.UTF-8");
-//! let argv = env.env_argv(&[("TERM", "xterm".as_ref())]);
+//! let argv = env.env_argv([("TERM", "xterm")]);
 //! assert_eq!(argv, ["env", "-i", "LANG=C.UTF-8", "TERM=xterm"]);
 //! ```
 //!

@@ -384,3 +384,72 @@ impl PrivateEnv {
         self.command(args).ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(env: &PrivateEnv) -> Vec<&str> {
+        env.vars()
+            .iter()
+            .map(|(k, _)| k.to_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn an_extra_assignment_replaces_a_name_already_set_and_new_ones_follow() {
+        let env = PrivateEnv::bare("/bin/true")
+            .with("PATH", "/usr/bin:/bin")
+            .with("HOME", "/h");
+        assert_eq!(
+            env.assignments([("PATH", "/own/bin"), ("TERM", "xterm")]),
+            ["PATH=/own/bin", "HOME=/h", "TERM=xterm"]
+        );
+        assert_eq!(
+            env.env_argv([("HOME", "/other")]),
+            ["env", "-i", "PATH=/usr/bin:/bin", "HOME=/other"]
+        );
+    }
+
+    #[test]
+    fn a_user_world_sets_no_agent_resume_path_and_finds_stand_ins_then_the_binary() {
+        let env = PrivateEnv::user("/opt/ar/bin/agent-resume");
+        assert_eq!(
+            names(&env),
+            ["HOME", "PATH", "LANG", "TERM", "AGENT_RESUME"]
+        );
+        assert!(env.home().is_dir() && env.root().join("bin").is_dir());
+        let path = env.var("PATH").unwrap().to_str().unwrap();
+        let first = format!("{}:/opt/ar/bin:", env.root().join("bin").display());
+        assert!(path.starts_with(&first), "{path}");
+    }
+
+    #[test]
+    fn a_shell_world_leaves_the_shells_data_and_config_under_home() {
+        let env = PrivateEnv::for_shells("/bin/true");
+        assert_eq!(
+            names(&env),
+            [
+                "PATH",
+                "HOME",
+                "XDG_STATE_HOME",
+                "AGENT_RESUME_DB",
+                "AGENT_RESUME_CONFIG"
+            ]
+        );
+        assert_eq!(env.var("AGENT_RESUME_DB"), Some(env.db().as_os_str()));
+    }
+
+    #[test]
+    fn a_command_reaching_a_server_carries_its_socket_directory() {
+        let tmux = Tmux::private(Path::new("/dev/null"), Vec::new());
+        let env = PrivateEnv::bare("/bin/true");
+        let mut c = env.command(&["ls"]);
+        c.reach(&tmux);
+        let set: Vec<_> = c.inner().get_envs().collect();
+        assert_eq!(
+            set,
+            [(OsStr::new("TMUX_TMPDIR"), Some(tmux.tmpdir().as_os_str()))]
+        );
+    }
+}

@@ -33,8 +33,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use agent_resume_test_support::tmux::{Sh, Tmux, World as TmuxWorld};
-use agent_resume_test_support::{require, wait_for, PrivateEnv};
+use agent_resume_test_support::tmux::{Sh, Tmux};
+use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
 use serde_json::Value;
 
 /// The claude session id two panes claim, as the scenario writes it;

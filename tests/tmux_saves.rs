@@ -13,8 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agent_resume_test_support::tmux::World as TmuxWorld;
-use agent_resume_test_support::{require, wait_for, PrivateEnv};
+use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
 
 const CLAUDE: &str = include_str!("standins/claude");
 

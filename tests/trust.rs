@@ -12,8 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use agent_resume_test_support::tmux::World as TmuxWorld;
-use agent_resume_test_support::{require, PrivateEnv};
+use agent_resume_test_support::{require, PrivateEnv, TmuxWorld};
 
 /// `nobody`'s uid and gid: a file handed to it belongs to another user.
 const NOBODY: u32 = 65534;

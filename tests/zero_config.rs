@@ -25,8 +25,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agent_resume_test_support::tmux::World as TmuxWorld;
-use agent_resume_test_support::{require, PrivateEnv};
+use agent_resume_test_support::{require, PrivateEnv, TmuxWorld};
 
 const STANDIN: &str = r#"#!/bin/sh
 # A stand-in agent: writes what the real CLI writes, then waits.

@@ -8,8 +8,8 @@
 //!   test run with exactly that environment (`env_clear` + what is set);
 //! - [`wait_for`]: polling with one patience, never a fixed sleep;
 //! - [`fake`]: a host in memory ([`FakeHost`]) for the conformance suite;
-//! - [`tmux`]: a private tmux server, killed and waited for on drop, and
-//!   a [`tmux::World`]: such a server started with a [`PrivateEnv`], whose
+//! - [`tmux`]: a private tmux server, killed and waited for on drop;
+//! - [`TmuxWorld`]: such a server started with a [`PrivateEnv`], whose
 //!   panes and the binary under test see that same environment;
 //! - [`kitty`]: a real kitty under a private Xvfb display;
 //! - [`shell`]: the case corpus and running built lines through real
@@ -38,9 +38,11 @@ pub mod shell;
 pub mod text;
 pub mod tmux;
 pub mod tool;
+pub mod world;
 
 pub use env::{PrivateEnv, TestCommand};
 pub use fake::FakeHost;
 pub use poll::{wait_for, PATIENCE, POLL};
 pub use text::{shown, text, texts, tree};
 pub use tool::require;
+pub use world::TmuxWorld;

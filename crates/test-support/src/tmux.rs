@@ -10,9 +10,10 @@
 //! [`Tmux::start`] is a server with no config and the test's environment;
 //! [`Tmux::private`] is one whose every command (and so the server and its
 //! panes) runs with exactly the environment given and a config file of the
-//! test's, started by the test's first command. [`World`] is such a
-//! server together with the [`PrivateEnv`] it was started with, which the
-//! binary under test then runs with too.
+//! test's, started by the test's first command. A
+//! [`TmuxWorld`](crate::TmuxWorld) is such a server together with the
+//! [`PrivateEnv`](crate::PrivateEnv) it was started with, which the binary
+//! under test then runs with too.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -20,44 +21,8 @@ use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::env::{PrivateEnv, TestCommand};
 use crate::poll::{PATIENCE, POLL};
 use crate::tool::require;
-
-/// A tmux world: a private server started (by the test's first command)
-/// with exactly a [`PrivateEnv`], so its panes and the binary under test
-/// see the same environment, and the binary reaching that server.
-pub struct World {
-    /// The server; declared first, so it is killed before the temp dir
-    /// goes.
-    pub tmux: Tmux,
-    /// The environment of the server, its panes and the binary.
-    pub env: PrivateEnv,
-}
-
-impl World {
-    /// A server, not started yet, reading `config` and running with
-    /// exactly `env`.
-    pub fn new(env: PrivateEnv, config: &Path) -> World {
-        World {
-            tmux: env.tmux(config),
-            env,
-        }
-    }
-
-    /// The world's temp dir.
-    pub fn root(&self) -> &Path {
-        self.env.root()
-    }
-
-    /// The binary under test with `args` and the world's environment,
-    /// reaching the world's server by its socket name; stdin is empty.
-    pub fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> TestCommand {
-        let mut c = self.env.command(args);
-        c.reach(&self.tmux);
-        c
-    }
-}
 
 /// A running private tmux server with one anchor session; dropped, it is
 /// killed and waited for.

@@ -194,18 +194,20 @@ impl Env {
             "/usr/bin/time (GNU time) is required to measure the hook's peak RSS: apt-get install -y time"
         );
         let rss = self.root().join("hook.rss");
-        let mut c = Command::new(time);
-        let inner = self.command(&["hook", "claude"]);
-        c.arg("-f")
-            .arg("%M")
-            .arg("-o")
-            .arg(&rss)
-            .arg(inner.get_program())
-            .args(inner.get_args())
-            .current_dir(self.root())
-            .env_clear()
-            .envs(inner.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))));
-        let out = Env::within(what, c, input);
+        let mut c = self.0.program(
+            time,
+            &[
+                OsStr::new("-f"),
+                OsStr::new("%M"),
+                OsStr::new("-o"),
+                rss.as_os_str(),
+                self.0.bin().as_os_str(),
+                OsStr::new("hook"),
+                OsStr::new("claude"),
+            ],
+        );
+        c.current_dir(self.root());
+        let out = Env::within(what, c.into_inner(), input);
         assert!(out.status.success(), "{what}: hook exit {:?}", out.status);
         assert!(out.stdout.is_empty(), "{what}: hook printed on stdout");
         fs::read_to_string(&rss)

@@ -3,23 +3,25 @@
 
 use std::process::{Command, Output, Stdio};
 
-use agent_resume_test_support::require;
+use agent_resume_test_support::{require, PrivateEnv};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-resume");
 
 /// Runs `shell ARGS` with a scratch HOME and `$BIN` naming the binary.
+///
+/// The world is [`PrivateEnv::bare`] with what a shell sourcing the
+/// completion scripts needs and nothing of the binary's own paths: `HOME`
+/// (made), the system's `PATH`, a UTF-8 locale and `$BIN`.
 fn run(shell: &str, args: &[&str]) -> Output {
-    let home = tempfile::tempdir().expect("a temp HOME");
-    Command::new(require(shell))
-        .args(args)
-        .env_clear()
-        .env("HOME", home.path())
-        .env("PATH", "/usr/bin:/bin")
-        .env("BIN", BIN)
-        .env("LANG", "C.UTF-8")
+    let mut env = PrivateEnv::bare(BIN);
+    std::fs::create_dir_all(env.home()).expect("a temp HOME");
+    env.set("HOME", env.home());
+    env.set("PATH", "/usr/bin:/bin");
+    env.set("BIN", BIN);
+    env.set("LANG", "C.UTF-8");
+    env.program(require(shell), args)
         .stdin(Stdio::null())
         .output()
-        .expect("the shell runs")
 }
 
 fn assert_clean(what: &str, out: &Output) -> String {

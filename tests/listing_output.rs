@@ -18,10 +18,10 @@ mod fixtures;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use agent_resume_core::{AgentKind, Layout, PaneId, Recording, Tab, Window};
 use agent_resume_store::{Set, Store, Writer};
+use agent_resume_test_support::PrivateEnv;
 
 const NOW_MS: i64 = 1_800_000_000_000;
 const NOW: &str = "2027-01-15T08:00:00Z";
@@ -115,17 +115,26 @@ fn sessions(home: &Path) {
     }
 }
 
-fn run(root: &Path, home: &str, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", root.join(home))
-        .env("AGENT_RESUME_DB", root.join("recordings.sqlite3"))
-        .env("AGENT_RESUME_CONFIG", root.join("config.toml"))
-        .env("TZ", "UTC")
-        .output()
-        .unwrap();
+/// The world the expected listings were recorded in: [`PrivateEnv::bare`]
+/// with the test's `PATH`, the database and config at the root, and
+/// `TZ=UTC` for the printed times. No `XDG_*`: each run's `HOME` (set by
+/// [`run`], one with agent stores and one without) holds the agents'
+/// stores at their defaults.
+fn world() -> PrivateEnv {
+    let mut env = PrivateEnv::bare(env!("CARGO_BIN_EXE_agent-resume"));
+    let root = env.root().to_owned();
+    env.set("PATH", std::env::var_os("PATH").unwrap_or_default());
+    env.set("AGENT_RESUME_DB", root.join("recordings.sqlite3"));
+    env.set("AGENT_RESUME_CONFIG", root.join("config.toml"));
+    env.set("TZ", "UTC");
+    env
+}
+
+/// Runs the binary with `HOME` at `root/home`; its stdout with the root
+/// shown as `<tmp>`.
+fn run(env: &PrivateEnv, home: &str, args: &[&str]) -> String {
+    let root = env.root();
+    let out = env.command(args).env("HOME", root.join(home)).output();
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -154,8 +163,8 @@ fn check(name: &str, got: &str) {
 
 #[test]
 fn recordings_plan_and_sessions_print_the_same_bytes_as_the_earlier_implementation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+    let env = world();
+    let root = env.root();
     let (layout, recordings) = data(root);
     let layout_file = store_and_layout(root, &layout, recordings);
     sessions(&root.join("home"));
@@ -164,20 +173,20 @@ fn recordings_plan_and_sessions_print_the_same_bytes_as_the_earlier_implementati
     // No agent session store in the restoring user's home (both session
     // gates pass); the sessions listing gets its own.
     let none = "empty-home";
-    check("recordings.txt", &run(root, none, &["recordings"]));
+    check("recordings.txt", &run(&env, none, &["recordings"]));
     check(
         "recordings.json",
-        &run(root, none, &["recordings", "--json"]),
+        &run(&env, none, &["recordings", "--json"]),
     );
     let plan = ["plan", "--layout", lf, "--now", NOW];
-    check("plan.txt", &run(root, none, &plan));
+    check("plan.txt", &run(&env, none, &plan));
     check(
         "plan.json",
-        &run(root, none, &[&plan[..], &["--json"]].concat()),
+        &run(&env, none, &[&plan[..], &["--json"]].concat()),
     );
     check(
         "sessions.json",
-        &run(root, "home", &["sessions", "--all", "--json"]),
+        &run(&env, "home", &["sessions", "--all", "--json"]),
     );
 }
 
@@ -222,14 +231,14 @@ fn check_zst(name: &str, got: &str) {
 /// for both depths: no record past the prefix changes a row of this data).
 #[test]
 fn sessions_over_the_bench_stores_print_the_same_bytes_as_the_earlier_implementation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+    let env = world();
+    let root = env.root();
     bench_sessions::generate(&root.join("home"), bench_sessions::SESSIONS);
     let args = ["sessions", "--all", "--json"];
-    check_zst("sessions-bench.json", &run(root, "home", &args));
+    check_zst("sessions-bench.json", &run(&env, "home", &args));
     check_zst(
         "sessions-bench.json",
-        &run(root, "home", &[&args[..], &["--full"]].concat()),
+        &run(&env, "home", &[&args[..], &["--full"]].concat()),
     );
 }
 
@@ -257,8 +266,8 @@ fn store_and_layout(
 /// from the layout printed.
 #[test]
 fn plan_over_the_bench_layout_prints_the_same_bytes_as_the_earlier_implementation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+    let env = world();
+    let root = env.root();
     let s = bench_plan::thousand(&root.join("src"));
     for d in &s.dirs {
         std::fs::create_dir_all(d).unwrap();
@@ -271,7 +280,7 @@ fn plan_over_the_bench_layout_prints_the_same_bytes_as_the_earlier_implementatio
         "--now",
         bench_plan::NOW_RFC3339,
     ];
-    check_zst("plan-bench.txt", &run(root, "home", &plan));
+    check_zst("plan-bench.txt", &run(&env, "home", &plan));
 }
 
 /// A layout the table's straight path must hand back to the map of places:
@@ -280,8 +289,8 @@ fn plan_over_the_bench_layout_prints_the_same_bytes_as_the_earlier_implementatio
 /// characters wider than a byte, or are long enough to widen the column.
 #[test]
 fn plan_of_an_odd_layout_prints_the_same_bytes_as_the_earlier_implementation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+    let env = world();
+    let root = env.root();
     let (mut layout, recordings) = data(root);
     let odd = [
         root.join("src/tab\there"),
@@ -302,5 +311,5 @@ fn plan_of_an_odd_layout_prints_the_same_bytes_as_the_earlier_implementation() {
     layout.windows[1].tabs[2].panes.insert(4, twin);
     let lf = store_and_layout(root, &layout, recordings);
     let plan = ["plan", "--layout", lf.to_str().unwrap(), "--now", NOW];
-    check("plan-odd.txt", &run(root, "empty-home", &plan));
+    check("plan-odd.txt", &run(&env, "empty-home", &plan));
 }

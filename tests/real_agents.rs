@@ -32,7 +32,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use agent_resume_test_support::tmux::Tmux;
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 /// One pinned agent CLI.
@@ -429,8 +429,10 @@ fn respond(
 /// An isolated home for one CLI: its environment, project directory and
 /// the stand-in it talks to.
 struct Sandbox {
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
+    /// The CLI's own world: [`PrivateEnv::bare`] with each variable the CLI
+    /// needs to start offline (its `XDG_*` under `HOME`, dummy keys, the
+    /// stand-in's address, no update checks), which no shared shape gives.
+    env: PrivateEnv,
     /// Kept for the sandbox's lifetime: dropped, it stops.
     server: StandIn,
     cli: &'static Cli,
@@ -441,8 +443,8 @@ impl Sandbox {
     fn new(cli: &'static Cli, replies: bool) -> Sandbox {
         let exe = installed(cli);
         let node = require("node");
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let root = dir.path();
+        let mut env = PrivateEnv::bare(agent_resume());
+        let root = env.root().to_owned();
         let home = root.join("home");
         for d in [
             "home/.config",
@@ -465,9 +467,7 @@ impl Sandbox {
         );
         let server = StandIn::start(replies);
         let url = server.url();
-        let mut env: Vec<(OsString, OsString)> = Vec::new();
-        let mut set =
-            |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.push((k.into(), v.as_ref().to_owned()));
+        let mut set = |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.set(k, v);
         set("PATH", &path);
         set("HOME", &home);
         set("LANG", &"C.UTF-8");
@@ -489,7 +489,6 @@ impl Sandbox {
         set("CI", &"");
         fs::create_dir_all(home.join(".codex")).unwrap();
         let sb = Sandbox {
-            dir,
             env,
             server,
             cli,
@@ -501,7 +500,7 @@ impl Sandbox {
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.env.root()
     }
     fn home(&self) -> PathBuf {
         self.root().join("home")
@@ -552,11 +551,8 @@ impl Sandbox {
 
     /// A command with exactly the sandbox's environment, in the project.
     fn command(&self, program: &Path) -> Command {
-        let mut c = Command::new(program);
-        c.env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(self.proj())
-            .stdin(Stdio::null());
+        let mut c = self.env.program(program, &[] as &[&str]).into_inner();
+        c.current_dir(self.proj()).stdin(Stdio::null());
         c
     }
 
@@ -659,7 +655,7 @@ impl Sandbox {
             "set -g remain-on-exit on\nset -g history-limit 10000\n",
         )
         .unwrap();
-        let tmux = Tmux::private(&config, self.env.clone());
+        let tmux = self.env.tmux(&config);
         tmux.ok(&[
             "new-session",
             "-d",

@@ -24,10 +24,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use agent_resume_test_support::tmux::{Sh, Tmux};
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 /// The pane id every shell is started with.
@@ -40,7 +40,9 @@ const PROMPT: &str = "READY$";
 struct World {
     sh: Sh,
     shell: PathBuf,
-    dir: tempfile::TempDir,
+    /// The binary's environment ([`PrivateEnv::for_shells`]); each shell
+    /// starts from it with its own additions.
+    env: PrivateEnv,
     tmux: Tmux,
     /// Session ids of this world, fresh for each: restore skips an id any
     /// live process on the machine holds (`already_running`), and other
@@ -57,8 +59,8 @@ impl World {
     fn new(sh: Sh) -> World {
         let shell = require(sh.name());
         require("env");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_owned();
+        let env = PrivateEnv::for_shells(bin());
+        let root = env.root().to_owned();
         assert!(
             !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
             "temp paths are typed and sourced unquoted-safe: {root:?}"
@@ -70,7 +72,7 @@ impl World {
             "home/.local/share/fish/generated_completions",
             "bin",
             "work",
-            "state",
+            "xdg-state",
             "zdot",
         ] {
             fs::create_dir_all(root.join(d)).expect("mkdir");
@@ -78,7 +80,7 @@ impl World {
         let world = World {
             sh,
             shell,
-            dir,
+            env,
             tmux: Tmux::start(),
             id_a: uuid::Uuid::new_v4().to_string(),
             id_b: uuid::Uuid::new_v4().to_string(),
@@ -90,19 +92,11 @@ impl World {
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.env.root()
     }
 
     fn p(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
-    }
-
-    fn db(&self) -> PathBuf {
-        self.p("data/recordings.sqlite3")
-    }
-
-    fn config(&self) -> PathBuf {
-        self.p("config/config.toml")
     }
 
     /// A fake `claude`: appends its basename and arguments (NUL-terminated,
@@ -167,16 +161,7 @@ impl World {
 
     /// `agent-resume` with this world's paths (no pane in the environment).
     fn cli<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> Output {
-        Command::new(bin())
-            .args(args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", self.p("home"))
-            .env("XDG_STATE_HOME", self.p("state"))
-            .env("AGENT_RESUME_DB", self.db())
-            .env("AGENT_RESUME_CONFIG", self.config())
-            .output()
-            .expect("runs agent-resume")
+        self.env.run(args)
     }
 
     fn cli_ok<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> (String, String) {
@@ -287,32 +272,23 @@ impl World {
     /// environment.
     fn shell_argv(&self, extra: &[(&str, &str)]) -> Vec<OsString> {
         let cargo_bin = bin().parent().expect("the binary has a directory");
-        let mut argv: Vec<OsString> = vec!["env".into(), "-i".into()];
-        let mut set = |k: &str, v: &std::ffi::OsStr| {
-            let mut kv = OsString::from(format!("{k}="));
-            kv.push(v);
-            argv.push(kv);
-        };
-        set("TERM", "xterm".as_ref());
-        set("LANG", "C.UTF-8".as_ref());
-        set("HOME", self.p("home").as_os_str());
         let path = format!(
             "{}:{}:/usr/bin:/bin",
             self.p("bin").display(),
             cargo_bin.display()
         );
-        set("PATH", path.as_ref());
-        set("HISTFILE", self.p("hist").as_os_str());
-        set("AGENT_RESUME_PANE", PANE.as_ref());
-        set("AGENT_RESUME_DB", self.db().as_os_str());
-        set("AGENT_RESUME_CONFIG", self.config().as_os_str());
-        set("XDG_STATE_HOME", self.p("state").as_os_str());
+        let mut own: Vec<(&str, OsString)> = vec![
+            ("TERM", "xterm".into()),
+            ("LANG", "C.UTF-8".into()),
+            ("PATH", path.into()),
+            ("HISTFILE", self.p("hist").into()),
+            ("AGENT_RESUME_PANE", PANE.into()),
+        ];
         if self.sh == Sh::Zsh {
-            set("ZDOTDIR", self.p("zdot").as_os_str());
+            own.push(("ZDOTDIR", self.p("zdot").into()));
         }
-        for (k, v) in extra {
-            set(k, v.as_ref());
-        }
+        own.extend(extra.iter().map(|(k, v)| (*k, OsString::from(v))));
+        let mut argv = self.env.env_argv(own);
         argv.push(self.shell.clone().into());
         argv.extend(self.shell_args().into_iter().map(OsString::from));
         argv
@@ -389,15 +365,11 @@ impl World {
     fn hook(&self, id: &str) {
         let payload = json!({"session_id": id, "transcript_path": format!("/t/{id}.jsonl"),
             "cwd": self.p("work"), "hook_event_name": "SessionStart", "source": "startup"});
-        let mut child = Command::new(bin())
-            .args(["hook", "claude"])
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", self.p("home"))
-            .env("XDG_STATE_HOME", self.p("state"))
-            .env("AGENT_RESUME_DB", self.db())
-            .env("AGENT_RESUME_CONFIG", self.config())
+        let mut child = self
+            .env
+            .command(&["hook", "claude"])
             .env("AGENT_RESUME_PANE", PANE)
+            .inner()
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -593,7 +565,7 @@ fn agent_command_is_noted_and_cleared_only_on_success(
     // The shell noted only the allowlisted flags before the prompt, bound
     // to itself (its pid): a hook reads the note only for the process this
     // shell started right after it.
-    let note = agent_resume_store::Store::open(&w.db())
+    let note = agent_resume_store::Store::open(&w.env.db())
         .expect("opens the database")
         .noted(
             PANE.parse().expect("pane"),

@@ -21,12 +21,12 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use agent_resume_core::{PaneId, Shell, UnixMillis};
 use agent_resume_store::Store;
 use agent_resume_test_support::tmux::Tmux as Server;
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use agent_resume_tmux::{
     literal, LivePane, PaneSnap, Refusal, SessionSnap, Snapshot, Socket, Start, Tmux, TmuxError,
     Value, WindowSnap,
@@ -157,18 +157,23 @@ fn refusal(value: Value, raw: &[u8]) -> Option<Refusal> {
     literal(value, OsStr::from_bytes(raw)).err().map(|r| r.why)
 }
 
-fn agent_resume(server: &Server, home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-        .args(args)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("LANG", "C")
-        .env("AGENT_RESUME", "1")
-        .env("TMUX_TMPDIR", server.tmpdir())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+/// The binary's world for these tests: [`PrivateEnv::bare_in`] a
+/// [`scratch`] directory with `HOME` (`root/home`), the system's `PATH`,
+/// `LANG=C` (a save must store non-ASCII exactly even where tmux would
+/// print `_` for it) and the feature on. Nothing else: the database is at
+/// its default under `HOME`.
+fn world() -> PrivateEnv {
+    let mut env = PrivateEnv::bare_in(env!("CARGO_BIN_EXE_agent-resume"), scratch());
+    env.set("HOME", env.home());
+    env.set("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.set("LANG", "C");
+    env.set("AGENT_RESUME", "1");
+    env
+}
+
+/// The binary in `env`, reaching `server`.
+fn agent_resume(server: &Server, env: &PrivateEnv, args: &[&str]) -> Output {
+    env.command(args).reach(server).output()
 }
 
 fn pane_snap(cwd: PathBuf) -> PaneSnap {
@@ -217,10 +222,10 @@ fn save_snapshot(home: &Path, socket: &str, snap: &Snapshot) {
 fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_canary_fires() {
     require("sh");
     let server = Server::start();
-    let root = scratch();
-    let canary = root.path().join("canary");
-    let home = root.path().join("home");
-    let base = root.path().join("w");
+    let env = world();
+    let canary = env.root().join("canary");
+    let home = env.home();
+    let base = env.root().join("w");
     for d in [&canary, &home, &base] {
         std::fs::create_dir_all(d).unwrap();
     }
@@ -275,7 +280,7 @@ fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_c
 
     let out = agent_resume(
         &server,
-        &home,
+        &env,
         &["tmux", "restore", "-L", server.socket(), "--recreate"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -312,7 +317,7 @@ fn hostile_directories_and_session_names_come_back_exact_or_are_refused_and_no_c
     );
     // `tmux save` (run with `LANG=C`, where tmux would print `_` for every
     // non-ASCII byte unless asked for UTF-8) stores every value exactly.
-    let save = agent_resume(&server, &home, &["tmux", "save", "-L", server.socket()]);
+    let save = agent_resume(&server, &env, &["tmux", "save", "-L", server.socket()]);
     assert!(
         save.status.success(),
         "{}",
@@ -498,13 +503,13 @@ fn without_the_boundary_the_canary_fires_and_values_come_back_different() {
 fn a_directory_forging_a_listing_record_forges_nothing_and_its_pane_has_no_directory() {
     require("sleep");
     let server = Server::start();
-    let root = scratch();
-    let home = root.path().join("home");
+    let env = world();
+    let home = env.home();
     std::fs::create_dir_all(&home).unwrap();
     let forged = OsString::from_vec(
         b"x\t\n4:work,1:0,1:1,1:0,1:1,4:bash,0:,1:0,1:1,3:%99,4:/tmp,4:bash,0:,1:1,\nend".to_vec(),
     );
-    let dir = root.path().join(forged);
+    let dir = env.root().join(forged);
     std::fs::create_dir_all(&dir).unwrap();
     let tmux = crate_tmux(&server);
     let before = tmux
@@ -535,7 +540,7 @@ fn a_directory_forging_a_listing_record_forges_nothing_and_its_pane_has_no_direc
         "{after:#?}"
     );
 
-    let save = agent_resume(&server, &home, &["tmux", "save", "-L", server.socket()]);
+    let save = agent_resume(&server, &env, &["tmux", "save", "-L", server.socket()]);
     assert!(
         save.status.success(),
         "{}",
@@ -563,7 +568,7 @@ fn a_directory_forging_a_listing_record_forges_nothing_and_its_pane_has_no_direc
         .unwrap();
     let out = agent_resume(
         &server,
-        &home,
+        &env,
         &["tmux", "restore", "-L", server.socket(), "--recreate"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -596,8 +601,8 @@ fn typed_text_ending_in_a_semicolon_reaches_the_pane_whole() {
 #[test]
 fn a_saved_layout_that_does_not_parse_recreates_nothing_and_names_the_parse_error() {
     let server = Server::start();
-    let root = scratch();
-    let home = root.path().join("home");
+    let env = world();
+    let home = env.home();
     std::fs::create_dir_all(&home).unwrap();
     let db = home.join(".local/share/agent-resume/recordings.sqlite3");
     std::fs::create_dir_all(db.parent().unwrap()).unwrap();
@@ -612,7 +617,7 @@ fn a_saved_layout_that_does_not_parse_recreates_nothing_and_names_the_parse_erro
     let before = server.ok(&["list-panes", "-a", "-F", "#{pane_id}"]);
     let out = agent_resume(
         &server,
-        &home,
+        &env,
         &["tmux", "restore", "-L", server.socket(), "--recreate"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -630,18 +635,18 @@ fn a_saved_layout_that_does_not_parse_recreates_nothing_and_names_the_parse_erro
 #[test]
 fn a_restore_with_nothing_saved_needs_no_telemetry_directory() {
     let server = Server::start();
-    let root = scratch();
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-        .args(["tmux", "restore", "-L", server.socket()])
-        .env_clear()
-        .env("XDG_DATA_HOME", root.path().join("data"))
-        .env("XDG_CONFIG_HOME", root.path().join("config"))
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("AGENT_RESUME", "1")
-        .env("TMUX_TMPDIR", server.tmpdir())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    // Deliberately no `HOME` and no state directory: only the data and
+    // config directories, so `PrivateEnv::bare` with each variable set.
+    let mut env = PrivateEnv::bare_in(env!("CARGO_BIN_EXE_agent-resume"), scratch());
+    let root = env.root().to_owned();
+    env.set("XDG_DATA_HOME", root.join("data"));
+    env.set("XDG_CONFIG_HOME", root.join("config"));
+    env.set("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.set("AGENT_RESUME", "1");
+    let out = env
+        .command(&["tmux", "restore", "-L", server.socket()])
+        .reach(&server)
+        .output();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -26,7 +26,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use agent_resume_test_support::tmux::{Sh, Tmux};
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
 use serde_json::Value;
 
 /// The claude session id two panes claim, as the scenario writes it;
@@ -216,15 +216,22 @@ struct Live {
 /// pane directories; and a private tmux server started with exactly the
 /// world's environment.
 struct World {
-    // Declared first: dropped (the server killed) before the directory goes.
-    tmux: Tmux,
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
+    /// The server and the environment it, its panes and the binary run
+    /// with: a user's world ([`PrivateEnv::user`]) with `SHELL`, the
+    /// stand-ins' run files (`STANDIN_RAN`) and [`MARKER`].
+    world: TmuxWorld,
     /// The id both claude panes claim, typed where the scenario says
     /// [`SHARED_ID`]: fresh for each world, because restore skips an id any
     /// live process on the machine holds (`already_running`) and other
     /// tests resume their stand-ins at the same time.
     shared_id: String,
+}
+
+impl std::ops::Deref for World {
+    type Target = TmuxWorld;
+    fn deref(&self) -> &TmuxWorld {
+        &self.world
+    }
 }
 
 impl World {
@@ -238,19 +245,18 @@ impl World {
         for tool in ["tmux", "bash", "zsh", "fish", "sleep", "sh"] {
             require(tool);
         }
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_owned();
+        let env = PrivateEnv::user(agent_resume());
+        let root = env.root().to_owned();
         assert!(
             !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
             "temp paths are written into rc files and JSON unquoted: {root:?}"
         );
-        let home = root.join("home");
+        let home = env.home();
         for d in [
             home.join(".config/fish"),
             // fish skips its background man-page scan (a python process
             // that would outlive the server) when this exists.
             home.join(".local/share/fish/generated_completions"),
-            root.join("bin"),
             root.join("ran"),
             root.join("w"),
         ] {
@@ -289,33 +295,17 @@ impl World {
         )
         .expect("writes .tmux.conf");
 
-        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
-        let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), home.into_os_string()),
-            (os("PATH"), path),
-            (os("SHELL"), require("bash").into_os_string()),
-            (os("LANG"), os("C.UTF-8")),
-            (os("TERM"), os("xterm-256color")),
-            (os("STANDIN_RAN"), root.join("ran").into_os_string()),
-            (os("AGENT_RESUME"), os("1")),
-            (os(MARKER), root.clone().into_os_string()),
-        ];
-        let env: Vec<_> = env
-            .into_iter()
-            .chain(extra.iter().map(|(k, v)| (os(k), os(v))))
-            .collect();
-        let tmux = Tmux::private(&root.join("home/.tmux.conf"), env.clone());
+        let mut env = env
+            .with("SHELL", require("bash"))
+            .with("STANDIN_RAN", root.join("ran"))
+            .with(MARKER, &root);
+        for (k, v) in extra {
+            env.set(k, v);
+        }
         World {
-            tmux,
-            dir,
-            env,
+            world: TmuxWorld::new(env, &home.join(".tmux.conf")),
             shared_id: uuid::Uuid::new_v4().to_string(),
         }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
     }
 
     fn home(&self) -> PathBuf {
@@ -339,15 +329,7 @@ impl World {
     /// `agent-resume` with the world's environment, `AGENT_RESUME` set to
     /// `flag`, reaching the world's tmux server by socket name.
     fn cli<S: AsRef<OsStr>>(&self, flag: &str, args: &[S]) -> Output {
-        Command::new(agent_resume())
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", self.tmux.tmpdir())
-            .env("AGENT_RESUME", flag)
-            .stdin(Stdio::null())
-            .output()
-            .expect("runs agent-resume")
+        self.world.cli(args).env("AGENT_RESUME", flag).output()
     }
 
     fn cli_ok<S: AsRef<OsStr>>(&self, flag: &str, args: &[S]) -> (String, String) {
@@ -1752,18 +1734,15 @@ fn a_first_prompt_take_leaves_a_tmux_pane_without_an_id_as_it_is() {
     let socket = tmux.pane_format(&pane, "#{socket_path}");
     let pid = tmux.pane_format(&pane, "#{pid}");
     for pane_env in [None, Some("0b9e4a1c-7d2f-4e8a-9c3b-5f6a7b8c9d0e")] {
-        let mut take = Command::new(agent_resume());
-        take.args(["take", "--shell", "bash"])
-            .env_clear()
-            .envs(w.env.iter().map(|(k, v)| (k, v)))
-            .env("AGENT_RESUME", "1")
+        let mut take = w.env.command(&["take", "--shell", "bash"]);
+        take.env("AGENT_RESUME", "1")
             .env("TMUX", format!("{socket},{pid},0"))
             .env("TMUX_PANE", &pane)
             .stdin(Stdio::null());
         if let Some(p) = pane_env {
             take.env("AGENT_RESUME_PANE", p);
         }
-        let out = take.output().expect("runs agent-resume take");
+        let out = take.output();
         assert_eq!(
             out.status.code(),
             Some(1),

@@ -13,48 +13,38 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::SystemTime;
 
-use agent_resume_test_support::require;
 use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, PrivateEnv};
 
 /// A temporary home, database, config and telemetry file, shared by every
-/// server of the test.
-struct World {
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
-}
+/// server of the test: the binary's own world ([`PrivateEnv::new`]) with
+/// `SHELL`, a UTF-8 locale and the feature on.
+struct World(PrivateEnv);
 
 impl World {
     fn new() -> World {
         for tool in ["tmux", "sleep", "sh"] {
             require(tool);
         }
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_owned();
-        for d in ["home", "w", "data"] {
-            fs::create_dir_all(root.join(d)).expect("mkdir");
+        let env = PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume"))
+            .with("SHELL", require("sh"))
+            .with("LANG", "C.UTF-8")
+            .with("AGENT_RESUME", "1");
+        let data = env.db().parent().expect("the database's folder").to_owned();
+        for d in [env.home(), env.root().join("w"), data] {
+            fs::create_dir_all(d).expect("mkdir");
         }
-        let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), root.join("home").into_os_string()),
-            (os("PATH"), std::env::var_os("PATH").unwrap_or_default()),
-            (os("SHELL"), require("sh").into_os_string()),
-            (os("LANG"), os("C.UTF-8")),
-            (os("AGENT_RESUME"), os("1")),
-            (os("AGENT_RESUME_DB"), root.join("data/r.sqlite3").into()),
-            (os("AGENT_RESUME_CONFIG"), root.join("config.toml").into()),
-            (os("AGENT_RESUME_TELEMETRY"), root.join("t.jsonl").into()),
-        ];
-        World { dir, env }
+        World(env)
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        self.0.root()
     }
 
     /// A directory under `w/`, made.
@@ -66,19 +56,12 @@ impl World {
 
     /// A private server, not started yet.
     fn server(&self) -> Tmux {
-        Tmux::private(Path::new("/dev/null"), self.env.clone())
+        self.0.tmux(Path::new("/dev/null"))
     }
 
     /// `agent-resume` reaching `tmux`'s socket directory.
     fn cli<S: AsRef<OsStr>>(&self, tmux: &Tmux, args: &[S]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", tmux.tmpdir())
-            .stdin(Stdio::null())
-            .output()
-            .expect("runs agent-resume")
+        self.0.command(args).reach(tmux).output()
     }
 
     fn cli_ok<S: AsRef<OsStr>>(&self, tmux: &Tmux, args: &[S]) -> String {
@@ -260,8 +243,8 @@ fn rows(stdout: &str) -> Vec<(String, String)> {
 fn a_dry_run_after_the_server_died_lists_the_dead_panes_and_changes_nothing() {
     let w = World::new();
     let (tmux, dirs) = saved_and_killed(&w);
-    let data = w.root().join("data");
-    let db = data.join("r.sqlite3");
+    let db = w.0.db();
+    let data = db.parent().unwrap().to_owned();
     let before = files(&data);
     assert_eq!(
         before.keys().collect::<Vec<_>>(),
@@ -304,10 +287,7 @@ fn a_dry_run_after_the_server_died_lists_the_dead_panes_and_changes_nothing() {
             !tmux.running(),
             "{flags:?}: no server, session or pane made"
         );
-        assert!(
-            !w.root().join("t.jsonl").exists(),
-            "{flags:?}: no telemetry"
-        );
+        assert!(!w.0.telemetry().exists(), "{flags:?}: no telemetry");
         // A reader of a WAL database may make the empty `-wal` and the
         // `-shm` index beside it (SQLite's reader bookkeeping); the
         // database itself is byte for byte, mtime and all, the same, and no
@@ -318,7 +298,9 @@ fn a_dry_run_after_the_server_died_lists_the_dead_panes_and_changes_nothing() {
             before.get(&db),
             "{flags:?}: the database is byte for byte and mtime the same"
         );
-        let wal = data.join("r.sqlite3-wal");
+        let mut wal = db.clone().into_os_string();
+        wal.push("-wal");
+        let wal = PathBuf::from(wal);
         assert!(
             after.get(&wal).is_none_or(|w| w.0 == 0),
             "{flags:?}: nothing written ahead: {after:?}"
@@ -440,16 +422,14 @@ fn a_listing_written_into_a_closed_pipe_exits_0_with_nothing_on_stderr() {
         // when `head -1` has read its line and exited.
         let (reader, writer) = std::io::pipe().expect("a pipe");
         drop(reader);
-        let out = Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-            .args(args)
-            .env_clear()
-            .envs(w.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", tmux.tmpdir())
-            .stdin(Stdio::null())
-            .stdout(writer)
-            .stderr(Stdio::piped())
-            .output()
-            .expect("runs agent-resume");
+        let out =
+            w.0.command(args)
+                .reach(&tmux)
+                .inner()
+                .stdout(writer)
+                .stderr(Stdio::piped())
+                .output()
+                .expect("runs agent-resume");
         assert_eq!(
             (
                 out.status.code(),

@@ -8,15 +8,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agent_resume_test_support::tmux::Tmux;
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
 
 const CLAUDE: &str = include_str!("standins/claude");
 
@@ -37,11 +34,16 @@ fn now_secs() -> i64 {
         .unwrap()
 }
 
-struct World {
-    // Declared first: dropped (the server killed) before the directory goes.
-    tmux: Tmux,
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
+/// A user's world ([`PrivateEnv::user`]) with the stand-in's run files
+/// (`STANDIN_RAN`), `SHELL`, and [`MARKER`] on every process of it, and its
+/// tmux server started from `~/.tmux.conf`.
+struct World(TmuxWorld);
+
+impl std::ops::Deref for World {
+    type Target = TmuxWorld;
+    fn deref(&self) -> &TmuxWorld {
+        &self.0
+    }
 }
 
 impl World {
@@ -49,15 +51,10 @@ impl World {
         for tool in ["tmux", "bash", "sleep", "sh"] {
             require(tool);
         }
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_owned();
-        let home = root.join("home");
-        for d in [
-            home.clone(),
-            root.join("bin"),
-            root.join("ran"),
-            root.join("w"),
-        ] {
+        let env = PrivateEnv::user(agent_resume());
+        let root = env.root().to_owned();
+        let home = env.home();
+        for d in [root.join("ran"), root.join("w")] {
             fs::create_dir_all(d).unwrap();
         }
         let claude = root.join("bin/claude");
@@ -74,24 +71,11 @@ impl World {
              run-shell 'agent-resume init tmux | tmux source-file -'\n",
         )
         .unwrap();
-        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
-        let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), home.into_os_string()),
-            (os("PATH"), path),
-            (os("SHELL"), require("bash").into_os_string()),
-            (os("LANG"), os("C.UTF-8")),
-            (os("TERM"), os("xterm-256color")),
-            (os("STANDIN_RAN"), root.join("ran").into_os_string()),
-            (os("AGENT_RESUME"), os("1")),
-            (os(MARKER), root.clone().into_os_string()),
-        ];
-        let tmux = Tmux::private(&root.join("home/.tmux.conf"), env.clone());
-        World { tmux, dir, env }
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
+        let env = env
+            .with("SHELL", require("bash"))
+            .with("STANDIN_RAN", root.join("ran"))
+            .with(MARKER, &root);
+        World(TmuxWorld::new(env, &home.join(".tmux.conf")))
     }
 
     fn db(&self) -> PathBuf {
@@ -99,19 +83,8 @@ impl World {
             .join("home/.local/share/agent-resume/recordings.sqlite3")
     }
 
-    fn cli(&self, args: &[&str]) -> Output {
-        Command::new(agent_resume())
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", self.tmux.tmpdir())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
     fn cli_ok(&self, args: &[&str]) -> String {
-        let out = self.cli(args);
+        let out = self.cli(args).output();
         assert!(
             out.status.success(),
             "agent-resume {args:?} failed:\n{}",

@@ -6,24 +6,27 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use agent_resume_test_support::require;
-use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, PrivateEnv, TmuxWorld};
 
 /// `nobody`'s uid and gid: a file handed to it belongs to another user.
 const NOBODY: u32 = 65534;
 
-/// A saved tmux layout whose server is gone.
-struct Saved {
-    // Declared first: dropped (the server killed) before the directory goes.
-    tmux: Tmux,
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
+/// A saved tmux layout whose server is gone: the binary's own world
+/// ([`PrivateEnv::new`]) with `SHELL`, a UTF-8 locale and the feature on,
+/// and the private server it was saved from.
+struct Saved(TmuxWorld);
+
+impl std::ops::Deref for Saved {
+    type Target = TmuxWorld;
+    fn deref(&self) -> &TmuxWorld {
+        &self.0
+    }
 }
 
 impl Saved {
@@ -33,35 +36,17 @@ impl Saved {
         for tool in ["tmux", "sleep", "sh"] {
             require(tool);
         }
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_owned();
+        let env = PrivateEnv::new(env!("CARGO_BIN_EXE_agent-resume"))
+            .with("SHELL", require("sh"))
+            .with("LANG", "C.UTF-8")
+            .with("AGENT_RESUME", "1");
         for d in ["home", "w"] {
-            fs::create_dir_all(root.join(d)).expect("mkdir");
+            fs::create_dir_all(env.root().join(d)).expect("mkdir");
         }
-        let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), root.join("home").into_os_string()),
-            (os("PATH"), std::env::var_os("PATH").unwrap_or_default()),
-            (os("SHELL"), require("sh").into_os_string()),
-            (os("LANG"), os("C.UTF-8")),
-            (os("AGENT_RESUME"), os("1")),
-            (
-                os("AGENT_RESUME_DB"),
-                root.join("data/recordings.sqlite3").into_os_string(),
-            ),
-            (
-                os("AGENT_RESUME_CONFIG"),
-                root.join("config.toml").into_os_string(),
-            ),
-            (
-                os("AGENT_RESUME_TELEMETRY"),
-                root.join("telemetry.jsonl").into_os_string(),
-            ),
-        ];
-        let tmux = Tmux::private(Path::new("/dev/null"), env.clone());
+        let work = env.root().join("w");
+        let saved = Saved(TmuxWorld::new(env, Path::new("/dev/null")));
         let sleep = require("sleep");
-        let work = root.join("w");
-        tmux.ok(&[
+        saved.tmux.ok(&[
             OsStr::new("new-session"),
             OsStr::new("-d"),
             OsStr::new("-s"),
@@ -75,10 +60,11 @@ impl Saved {
         // only once the child has started: a save before that sees none.
         let expected = work.to_string_lossy().into_owned();
         agent_resume_test_support::wait_for("the pane to report its directory", || {
-            (tmux.pane_format("alpha", "#{pane_current_path}") == expected).then_some(())
+            (saved.tmux.pane_format("alpha", "#{pane_current_path}") == expected).then_some(())
         });
-        let saved = Saved { tmux, dir, env };
-        let out = saved.cli(&["tmux", "save", "-L", saved.tmux.socket()]);
+        let out = saved
+            .cli(&["tmux", "save", "-L", saved.tmux.socket()])
+            .output();
         assert!(
             out.status.success(),
             "tmux save: {}",
@@ -88,27 +74,13 @@ impl Saved {
         saved
     }
 
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
     fn db(&self) -> PathBuf {
-        self.root().join("data/recordings.sqlite3")
-    }
-
-    fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_agent-resume"))
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", self.tmux.tmpdir())
-            .stdin(Stdio::null())
-            .output()
-            .expect("runs agent-resume")
+        self.env.db()
     }
 
     fn restore_recreate(&self) -> Output {
         self.cli(&["tmux", "restore", "-L", self.tmux.socket(), "--recreate"])
+            .output()
     }
 }
 
@@ -165,10 +137,7 @@ fn tmux_restore_recreates_nothing_from_an_untrusted_snapshot() {
                 saved.tmux.running()
             ));
         }
-        assert!(
-            !saved.root().join("telemetry.jsonl").exists(),
-            "{what}: nothing reported"
-        );
+        assert!(!saved.env.telemetry().exists(), "{what}: nothing reported");
     }
     assert!(trusted_wrongly.is_empty(), "{trusted_wrongly:#?}");
 }

@@ -23,10 +23,10 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use agent_resume_test_support::tmux::{Sh, Tmux};
-use agent_resume_test_support::{require, wait_for};
+use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::Value;
 
 /// A fresh session id for each world's pane: restore skips an id that any
@@ -53,7 +53,10 @@ fn bin() -> &'static Path {
 struct World {
     sh: Sh,
     shell: PathBuf,
-    dir: tempfile::TempDir,
+    /// The binary's environment ([`PrivateEnv::for_shells`] in a UTF-8
+    /// locale: tmux prints a tab as `_` to a client without one); each
+    /// shell starts from it with its own additions.
+    env: PrivateEnv,
     tmux: Tmux,
     /// The session id recorded for the pane.
     id: String,
@@ -64,8 +67,8 @@ impl World {
         let shell = require(sh.name());
         require("env");
         require("sh");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_owned();
+        let env = PrivateEnv::for_shells(bin()).with("LANG", "C.UTF-8");
+        let root = env.root().to_owned();
         assert!(
             !root.to_string_lossy().contains(['\'', '"', ' ', '\\']),
             "temp paths are written into rc files unquoted: {root:?}"
@@ -77,7 +80,7 @@ impl World {
             "home/.local/share/fish/generated_completions",
             "bin",
             "work",
-            "state",
+            "xdg-state",
             "zdot",
             "zdot-bare",
         ] {
@@ -86,7 +89,7 @@ impl World {
         let w = World {
             sh,
             shell,
-            dir,
+            env,
             tmux: Tmux::start(),
             id: fresh_id(),
         };
@@ -106,7 +109,7 @@ impl World {
     }
 
     fn p(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
+        self.env.root().join(rel)
     }
 
     /// Two rc files per shell: one loading the integration, one not.
@@ -144,20 +147,7 @@ impl World {
 
     /// `agent-resume` with this world's paths, reaching its tmux server.
     fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
-        Command::new(bin())
-            .args(args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            // tmux prints a tab as `_` to a client without a UTF-8 locale.
-            .env("LANG", "C.UTF-8")
-            .env("HOME", self.p("home"))
-            .env("XDG_STATE_HOME", self.p("state"))
-            .env("AGENT_RESUME_DB", self.p("data/recordings.sqlite3"))
-            .env("AGENT_RESUME_CONFIG", self.p("config/config.toml"))
-            .env("TMUX_TMPDIR", self.tmux.tmpdir())
-            .stdin(Stdio::null())
-            .output()
-            .expect("runs agent-resume")
+        self.env.command(args).reach(&self.tmux).output()
     }
 
     fn cli_ok<S: AsRef<OsStr>>(&self, args: &[S]) -> (String, String) {
@@ -190,31 +180,16 @@ impl World {
             r#"exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" "$@""#.into(),
             "sh".into(),
         ];
-        let mut set = |k: &str, v: &OsStr| {
-            let mut kv = OsString::from(format!("{k}="));
-            kv.push(v);
-            argv.push(kv);
-        };
-        set("TERM", "xterm".as_ref());
-        set("LANG", "C.UTF-8".as_ref());
-        set("HOME", self.p("home").as_os_str());
         let path = format!("{}:/usr/bin:/bin", self.p("bin").display());
-        set("PATH", path.as_ref());
-        set("HISTFILE", self.p("hist").as_os_str());
-        set(
-            "AGENT_RESUME_DB",
-            self.p("data/recordings.sqlite3").as_os_str(),
-        );
-        set(
-            "AGENT_RESUME_CONFIG",
-            self.p("config/config.toml").as_os_str(),
-        );
-        set("XDG_STATE_HOME", self.p("state").as_os_str());
         let zdot = if integration { "zdot" } else { "zdot-bare" };
-        set("ZDOTDIR", self.p(zdot).as_os_str());
-        for (k, v) in extra {
-            set(k, v.as_ref());
-        }
+        let own: Vec<(&str, OsString)> = vec![
+            ("TERM", "xterm".into()),
+            ("PATH", path.into()),
+            ("HISTFILE", self.p("hist").into()),
+            ("ZDOTDIR", self.p(zdot).into()),
+        ];
+        let extra = extra.iter().map(|(k, v)| (*k, OsString::from(v)));
+        argv.extend(self.env.assignments(own.into_iter().chain(extra)));
         argv.push(self.shell.clone().into());
         let rc = if integration { "rc" } else { "rc-bare" };
         match self.sh {

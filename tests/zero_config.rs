@@ -17,7 +17,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -25,8 +25,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agent_resume_test_support::require;
-use agent_resume_test_support::tmux::Tmux;
+use agent_resume_test_support::{require, PrivateEnv, TmuxWorld};
 
 const STANDIN: &str = r#"#!/bin/sh
 # A stand-in agent: writes what the real CLI writes, then waits.
@@ -95,10 +94,15 @@ fn v7(n: u64) -> String {
     format!("{:08x}-{:04x}-7abc-8def-{:012x}", ms >> 16, ms & 0xffff, n)
 }
 
-struct World {
-    tmux: Tmux,
-    dir: tempfile::TempDir,
-    env: Vec<(OsString, OsString)>,
+/// A user's world ([`PrivateEnv::user`]: the stand-ins in `root/bin` first
+/// on `PATH`) and its tmux server, with no config, holding an idle session.
+struct World(TmuxWorld);
+
+impl std::ops::Deref for World {
+    type Target = TmuxWorld;
+    fn deref(&self) -> &TmuxWorld {
+        &self.0
+    }
 }
 
 impl World {
@@ -106,27 +110,14 @@ impl World {
         for tool in ["tmux", "bash", "sh", "sleep", "sed"] {
             require(tool);
         }
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_owned();
-        let home = root.join("home");
-        fs::create_dir_all(root.join("bin")).unwrap();
-        fs::create_dir_all(&home).unwrap();
+        let env = PrivateEnv::user(agent_resume());
         for name in NAMES {
-            let p = root.join("bin").join(name);
+            let p = env.root().join("bin").join(name);
             fs::write(&p, STANDIN).unwrap();
             fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let path = agent_resume_test_support::tmux::world_path(&root, agent_resume());
-        let os = |s: &str| OsString::from(s);
-        let env = vec![
-            (os("HOME"), home.into_os_string()),
-            (os("PATH"), path),
-            (os("LANG"), os("C.UTF-8")),
-            (os("TERM"), os("xterm-256color")),
-            (os("AGENT_RESUME"), os("1")),
-        ];
-        let tmux = Tmux::private(Path::new("/dev/null"), env.clone());
-        tmux.ok(&[
+        let world = TmuxWorld::new(env, Path::new("/dev/null"));
+        world.tmux.ok(&[
             "new-session",
             "-d",
             "-s",
@@ -139,13 +130,13 @@ impl World {
             "sleep",
             "100000",
         ]);
-        World { tmux, dir, env }
+        World(world)
     }
 
     /// A bash (no rc file, no integration) in its own window in `dir`,
     /// with `line` typed and the stand-in's "ready" waited for.
     fn pane(&self, dir: &str, line: &str) -> String {
-        let cwd = self.dir.path().join("w").join(dir);
+        let cwd = self.root().join("w").join(dir);
         fs::create_dir_all(&cwd).unwrap();
         let pane = self.tmux.spawn(
             &cwd,
@@ -160,14 +151,7 @@ impl World {
     }
 
     fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> String {
-        let out = Command::new(agent_resume())
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env("TMUX_TMPDIR", self.tmux.tmpdir())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = self.0.cli(args).output();
         assert!(
             out.status.success(),
             "agent-resume {:?}: {}",
@@ -348,7 +332,7 @@ fn an_agent_that_exits_printing_its_exit_hint_is_captured_from_the_hint() {
 #[test]
 fn a_hint_printed_after_the_agent_exited_names_no_session_for_the_pane() {
     let w = World::new();
-    let cwd = w.dir.path().join("w/printed");
+    let cwd = w.root().join("w/printed");
     // An older conversation of this directory, written long before the run.
     let old = "0a1b3c1f-5d2e-4a4b-8a4b-9e0f3c4d5e6f";
     let slug: String = cwd
@@ -356,7 +340,7 @@ fn a_hint_printed_after_the_agent_exited_names_no_session_for_the_pane() {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let projects = w.dir.path().join("home/.claude/projects").join(slug);
+    let projects = w.root().join("home/.claude/projects").join(slug);
     fs::create_dir_all(&projects).unwrap();
     let transcript = projects.join(format!("{old}.jsonl"));
     fs::write(
@@ -403,13 +387,13 @@ fn a_hint_printed_after_the_agent_exited_names_no_session_for_the_pane() {
 #[test]
 fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
     let w = World::new();
-    let cwd = w.dir.path().join("w/scan");
+    let cwd = w.root().join("w/scan");
     fs::create_dir_all(&cwd).unwrap();
-    let mut child = Command::new(w.dir.path().join("bin/claude"))
-        .args(["--model", "opus"])
+    let mut child = w
+        .env
+        .program(w.root().join("bin/claude"), &["--model", "opus"])
+        .into_inner()
         .current_dir(&cwd)
-        .env_clear()
-        .envs(w.env.iter().map(|(k, v)| (k, v)))
         .env("STANDIN_ID", CLAUDE_ID)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -417,8 +401,7 @@ fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
         .spawn()
         .unwrap();
     let registry = w
-        .dir
-        .path()
+        .root()
         .join(format!("home/.claude/sessions/{}.json", child.id()));
     agent_resume_test_support::wait_for("the stand-in's pid registry entry", || {
         fs::read_to_string(&registry)
@@ -452,7 +435,7 @@ fn capture_scan_records_the_agent_under_a_given_pid_for_any_host() {
 fn a_suspended_agent_has_not_ended_and_an_older_hint_on_screen_does_not_replace_its_id() {
     let w = World::new();
     let old = "7f7f3c1f-5d2e-4a4b-8a4b-9e0f3c4d5e6f";
-    let cwd = w.dir.path().join("w/suspend");
+    let cwd = w.root().join("w/suspend");
     fs::create_dir_all(&cwd).unwrap();
     let pane = w.tmux.spawn(
         &cwd,

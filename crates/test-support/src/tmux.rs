@@ -10,7 +10,10 @@
 //! [`Tmux::start`] is a server with no config and the test's environment;
 //! [`Tmux::private`] is one whose every command (and so the server and its
 //! panes) runs with exactly the environment given and a config file of the
-//! test's, started by the test's first command.
+//! test's, started by the test's first command. A
+//! [`TmuxWorld`](crate::TmuxWorld) is such a server together with the
+//! [`PrivateEnv`](crate::PrivateEnv) it was started with, which the binary
+//! under test then runs with too.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

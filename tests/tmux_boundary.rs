@@ -456,8 +456,13 @@ fn without_the_boundary_the_canary_fires_and_values_come_back_different() {
         (name, pane)
     };
     let (name, pane) = raw(0);
-    let live = crate_tmux(&server).list_panes().expect("the listing reads");
-    let p = live.iter().find(|p| p.target == pane).expect("the pane");
+    // A pane just made may not show its directory yet (tmux reads it from
+    // the pane's process, still starting): listed once it does.
+    let p = wait_for("the new pane, with its directory", || {
+        let live = crate_tmux(&server).list_panes().expect("the listing reads");
+        live.into_iter()
+            .find(|p| p.target == pane && !p.cwd.as_os_str().is_empty())
+    });
     assert_ne!(p.session, name, "the unescaped name came back different");
     assert_ne!(p.cwd, dir, "the unescaped directory came back different");
     let mut n = 0;

@@ -102,6 +102,13 @@ impl Home {
             "eval \"$(agent-resume init bash)\"\n",
         )
         .expect("write .bashrc");
+        // As Debian's /etc/skel has it: a login bash (what tmux starts)
+        // reads ~/.profile, which loads ~/.bashrc.
+        fs::write(
+            self.path().join(".profile"),
+            "if [ -n \"$BASH_VERSION\" ] && [ -f \"$HOME/.bashrc\" ]; then . \"$HOME/.bashrc\"; fi\n",
+        )
+        .expect("write .profile");
         fs::write(
             self.path().join(".tmux.conf"),
             "run-shell 'agent-resume init tmux | tmux source-file -'\n",
@@ -210,12 +217,16 @@ fn a_fresh_home_fails_naming_each_missing_piece_with_its_fix() {
             "shell.rc.bash",
             "tmux.conf",
             "tmux.server",
-            "agent.claude.hooks",
         ],
     );
     let stdout = text(&out);
     assert!(line(&stdout, "feature").contains("fix: agent-resume enable"));
-    assert!(line(&stdout, "agent.claude.hooks").contains("fix: agent-resume install-hooks claude"));
+    // No hooks: a note (the zero-config scan records the agent's panes),
+    // not a failure.
+    let hooks = line(&stdout, "agent.claude.hooks");
+    assert!(hooks.starts_with("! "), "{stdout}");
+    assert!(hooks.contains("zero-config scan"), "{stdout}");
+    assert!(hooks.contains("fix: agent-resume install-hooks claude"));
     assert!(line(&stdout, "shell.rc.bash").contains(".bashrc"));
     // Nothing was created by looking.
     assert!(!home.path().join(".local/share/agent-resume").exists());
@@ -273,7 +284,55 @@ fn removing_the_claude_hook_is_named() {
     home.set_up();
     let tmux = home.tmux(true);
     home.step(&["uninstall-hooks", "claude"]);
-    assert_fails(&home.doctor_in_bash(&tmux), &["agent.claude.hooks"]);
+    let out = home.doctor_in_bash(&tmux);
+    let stdout = text(&out);
+    assert!(line(&stdout, "agent.claude.hooks").starts_with("! "), "{stdout}");
+    assert!(!stdout.contains("✗"), "nothing else fails:\n{stdout}");
+    assert_eq!(out.status.code(), Some(0), "a note is no failure:\n{stdout}");
+}
+
+/// What `echo` typed into a new tmux window's login bash (what tmux starts)
+/// says of the integration: loaded or not.
+fn login_bash_loads_the_integration(tmux: &Tmux, home: &Home, n: usize) -> bool {
+    let out = home.path().join(format!("loaded-{n}"));
+    let pane = tmux
+        .ok(&["new-window", "-d", "-P", "-F", "#{pane_id}"])
+        .trim()
+        .to_owned();
+    let line = format!(
+        "echo \"${{AGENT_RESUME_SHELL:-none}}\" > {}",
+        out.display()
+    );
+    // Typed at once: the terminal keeps it until the shell reads it.
+    tmux.ok(&["send-keys", "-t", &pane, "-l", &line]);
+    tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
+    wait_for("the login shell's answer", || {
+        fs::read_to_string(&out).ok().filter(|t| t.ends_with('\n'))
+    })
+    .trim()
+        == "bash"
+}
+
+#[test]
+fn a_bash_profile_that_does_not_load_bashrc_is_named_as_tmux_s_login_shell_shows_it() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    assert!(login_bash_loads_the_integration(&tmux, &home, 0), "set up");
+    assert!(!text(&home.doctor_in_bash(&tmux)).contains("shell.login.bash"));
+    // A ~/.bash_profile that does not load ~/.bashrc: bash's login shell
+    // reads it instead of ~/.profile.
+    let profile = home.path().join(".bash_profile");
+    fs::write(&profile, "export EDITOR=vi\n").expect("write .bash_profile");
+    assert!(!login_bash_loads_the_integration(&tmux, &home, 1), "tmux's pane");
+    let out = home.doctor_in_bash(&tmux);
+    assert_fails(&out, &["shell.login.bash"]);
+    assert!(line(&text(&out), "shell.login.bash").contains(".bash_profile"));
+    // The fix it names, applied, is what the shell needed.
+    fs::write(&profile, "export EDITOR=vi\n[ -f ~/.bashrc ] && . ~/.bashrc\n")
+        .expect("fix .bash_profile");
+    assert!(login_bash_loads_the_integration(&tmux, &home, 2), "fixed");
+    assert!(!text(&home.doctor_in_bash(&tmux)).contains("shell.login.bash"));
 }
 
 #[test]

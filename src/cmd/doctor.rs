@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agent_resume_engine::hooks::Unhooked;
 use agent_resume_core::{AgentKind, Catalog, GateSource};
 use agent_resume_discover::Homes;
 use agent_resume_engine::check::{file_with, home, Check, Status};
@@ -296,6 +297,9 @@ fn shells() -> Vec<Check> {
                     Status::Pass,
                     format!("{} loads `{needle}`", paths::show(&f)),
                 ));
+                if sh == Sh::Bash && login == Some(Sh::Bash) && f == home.join(".bashrc") {
+                    out.extend(bash_login(&home));
+                }
             }
             None if login == Some(sh) => {
                 any = true;
@@ -327,6 +331,52 @@ fn shells() -> Vec<Check> {
         );
     }
     out
+}
+
+/// tmux starts bash as a login shell, which reads the first of
+/// `~/.bash_profile`, `~/.bash_login` and `~/.profile` and never `~/.bashrc`
+/// itself: an integration loaded from `~/.bashrc` reaches tmux's panes
+/// only when that file loads it.
+fn bash_login(home: &Path) -> Option<Check> {
+    let candidates = [".bash_profile", ".bash_login", ".profile"].map(|f| home.join(f));
+    let login = candidates.iter().find(|f| f.exists());
+    let sources_bashrc = |f: &Path| {
+        agent_resume_discover::file::read_text(
+            f,
+            agent_resume_discover::file::Kind::StartupFile,
+            1 << 20,
+        )
+        .is_ok_and(|t| {
+            t.lines()
+                .map(str::trim_start)
+                .any(|l| !l.starts_with('#') && l.contains(".bashrc"))
+        })
+    };
+    let fix = |f: &Path| format!("echo '[ -f ~/.bashrc ] && . ~/.bashrc' >> {}", paths::show(f));
+    match login {
+        Some(f) if sources_bashrc(f) => None,
+        Some(f) => Some(
+            check(
+                "shell.login.bash",
+                Status::Fail,
+                format!(
+                    "{} does not load ~/.bashrc: tmux starts bash as a login shell, which \
+                     reads it instead, so tmux's panes never load the integration",
+                    paths::show(f)
+                ),
+            )
+            .fix(fix(f)),
+        ),
+        None => Some(
+            check(
+                "shell.login.bash",
+                Status::Fail,
+                "no ~/.bash_profile, ~/.bash_login or ~/.profile loads ~/.bashrc: tmux starts \
+                 bash as a login shell, so tmux's panes never load the integration",
+            )
+            .fix(fix(&candidates[2])),
+        ),
+    }
 }
 
 /// `(major, minor)` of a version text.
@@ -365,7 +415,20 @@ fn agents() -> Vec<Check> {
                     Status::Pass,
                     format!("{word}: hooks installed in {files}"),
                 ),
-                Err(why) => check(
+                // Without hooks the zero-config scan still records the
+                // agent's panes (at each save): a note, not a failure. A
+                // hook that is there but cannot run fails every session
+                // start of the agent.
+                Err(Unhooked::Missing(why)) => check(
+                    format!("agent.{name}.hooks"),
+                    Status::Warn,
+                    format!(
+                        "{word}: {why}; its panes are recorded by the zero-config scan \
+                         (at each save), hooks record them at session start"
+                    ),
+                )
+                .fix(format!("agent-resume install-hooks {name}")),
+                Err(Unhooked::Broken(why)) => check(
                     format!("agent.{name}.hooks"),
                     Status::Fail,
                     format!("{word}: {why}"),

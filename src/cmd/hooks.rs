@@ -97,8 +97,8 @@ fn print(step: Step, install: bool) {
         Step::SharedServer => eprintln!(
             "agent-resume: note: Codex runs the sessions of all its windows in one \
              shared background server, whose hooks cannot tell which pane a session \
-             is in; they record nothing then, and capture relies on `agent-resume \
-             save`'s scan. For capture at each session's start in its own pane, run \
+             is in; they record nothing then, and capture relies on the scan of \
+             `agent-resume tmux save`. For capture at each session's start in its own pane, run \
              `agent-resume install-hooks codex --per-window` (sets [features] \
              daemon_auto_start = false: a task then ends with its window)"
         ),

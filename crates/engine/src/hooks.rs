@@ -643,43 +643,43 @@ fn runs(word: &str) -> bool {
 
 /// Checks one JSON hook file: every event of `events` has a command of
 /// ours whose program runs.
-fn check_json(path: &Path, agent: AgentKind, events: &[&str], program: &str) -> Result<(), String> {
+fn check_json(path: &Path, agent: AgentKind, events: &[&str], program: &str) -> Result<(), Unhooked> {
     let shown = crate::paths::show(path);
     let text = match read(path) {
         Ok(Some(t)) => t,
-        Ok(None) => return Err(format!("{shown} does not exist")),
-        Err(e) => return Err(crate::error_line(&e)),
+        Ok(None) => return Err(Unhooked::Missing(format!("{shown} does not exist"))),
+        Err(e) => return Err(Unhooked::Broken(crate::error_line(&e))),
     };
     for event in events {
-        let commands = hook_json::commands(&text, event).map_err(|e| format!("{shown}: {e}"))?;
+        let commands = hook_json::commands(&text, event).map_err(|e| Unhooked::Broken(format!("{shown}: {e}")))?;
         let Some(ours) = commands.iter().find(|c| is_ours(c, agent, program)) else {
-            return Err(format!("no {event} hook of ours in {shown}"));
+            return Err(Unhooked::Missing(format!("no {event} hook of ours in {shown}")));
         };
         let word = shell_words::split(ours)
             .ok()
             .and_then(|w| w.into_iter().next())
             .unwrap_or_default();
         if !runs(&word) {
-            return Err(format!(
+            return Err(Unhooked::Broken(format!(
                 "the {event} hook in {shown} runs {}, which is missing or not executable",
                 crate::paths::escape(&word)
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 /// Checks Codex's `config.toml` `notify`.
-fn check_notify(path: &Path, program: &str) -> Result<(), String> {
+fn check_notify(path: &Path, program: &str) -> Result<(), Unhooked> {
     let shown = crate::paths::show(path);
     let text = match read(path) {
         Ok(Some(t)) => t,
-        Ok(None) => return Err(format!("{shown} does not exist")),
-        Err(e) => return Err(crate::error_line(&e)),
+        Ok(None) => return Err(Unhooked::Missing(format!("{shown} does not exist"))),
+        Err(e) => return Err(Unhooked::Broken(crate::error_line(&e))),
     };
     let words = match codex_config::notify(&text) {
         Err(codex_config::CodexConfigError::NotToml) => {
-            return Err(format!("{shown} is not valid TOML"))
+            return Err(Unhooked::Broken(format!("{shown} is not valid TOML")))
         }
         other => other.ok().flatten().unwrap_or_default(),
     };
@@ -688,13 +688,35 @@ fn check_notify(path: &Path, program: &str) -> Result<(), String> {
             if runs(word) {
                 Ok(())
             } else {
-                Err(format!(
+                Err(Unhooked::Broken(format!(
                     "notify in {shown} runs {}, which is missing or not executable",
                     crate::paths::escape(word)
-                ))
+                )))
             }
         }
-        _ => Err(format!("notify in {shown} is not agent-resume")),
+        _ => Err(Unhooked::Missing(format!(
+            "notify in {shown} is not agent-resume"
+        ))),
+    }
+}
+
+/// Why an agent's hooks do not record, as `doctor` says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unhooked {
+    /// Not installed (or not all of them): the agent's panes are still
+    /// recorded by the zero-config scan, only later than at session start.
+    Missing(String),
+    /// Installed but broken (a hook that runs a missing program, a file the
+    /// agent cannot read): every session start of the agent meets it.
+    Broken(String),
+}
+
+impl Unhooked {
+    /// What is wrong, in one line.
+    pub fn text(&self) -> &str {
+        match self {
+            Unhooked::Missing(t) | Unhooked::Broken(t) => t,
+        }
     }
 }
 
@@ -707,13 +729,13 @@ pub fn check(
     homes: &Homes,
     program: &str,
     version_output: Option<&str>,
-) -> Option<Result<String, String>> {
+) -> Option<Result<String, Unhooked>> {
     let path = match default_file(agent, homes)? {
         Some(p) => p,
         None => {
-            return Some(Err(
-                "cannot locate the agent's configuration: set HOME".into()
-            ))
+            return Some(Err(Unhooked::Broken(
+                "cannot locate the agent's configuration: set HOME".into(),
+            )))
         }
     };
     let result = if agent == AgentKind::Codex {

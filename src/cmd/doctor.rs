@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agent_resume_engine::hooks::Unhooked;
 use agent_resume_core::{AgentKind, Catalog, GateSource};
 use agent_resume_discover::Homes;
 use agent_resume_engine::check::{file_with, home, Check, Status};
+use agent_resume_engine::hooks::Unhooked;
 use agent_resume_store::{migrate::LATEST, Distrust, OpenOptions};
 use agent_resume_tmux::Socket;
 use anyhow::Result;
@@ -352,7 +352,12 @@ fn bash_login(home: &Path) -> Option<Check> {
                 .any(|l| !l.starts_with('#') && l.contains(".bashrc"))
         })
     };
-    let fix = |f: &Path| format!("echo '[ -f ~/.bashrc ] && . ~/.bashrc' >> {}", paths::show(f));
+    let fix = |f: &Path| {
+        format!(
+            "echo '[ -f ~/.bashrc ] && . ~/.bashrc' >> {}",
+            paths::show(f)
+        )
+    };
     match login {
         Some(f) if sources_bashrc(f) => None,
         Some(f) => Some(

@@ -643,7 +643,12 @@ fn runs(word: &str) -> bool {
 
 /// Checks one JSON hook file: every event of `events` has a command of
 /// ours whose program runs.
-fn check_json(path: &Path, agent: AgentKind, events: &[&str], program: &str) -> Result<(), Unhooked> {
+fn check_json(
+    path: &Path,
+    agent: AgentKind,
+    events: &[&str],
+    program: &str,
+) -> Result<(), Unhooked> {
     let shown = crate::paths::show(path);
     let text = match read(path) {
         Ok(Some(t)) => t,
@@ -651,9 +656,12 @@ fn check_json(path: &Path, agent: AgentKind, events: &[&str], program: &str) -> 
         Err(e) => return Err(Unhooked::Broken(crate::error_line(&e))),
     };
     for event in events {
-        let commands = hook_json::commands(&text, event).map_err(|e| Unhooked::Broken(format!("{shown}: {e}")))?;
+        let commands = hook_json::commands(&text, event)
+            .map_err(|e| Unhooked::Broken(format!("{shown}: {e}")))?;
         let Some(ours) = commands.iter().find(|c| is_ours(c, agent, program)) else {
-            return Err(Unhooked::Missing(format!("no {event} hook of ours in {shown}")));
+            return Err(Unhooked::Missing(format!(
+                "no {event} hook of ours in {shown}"
+            )));
         };
         let word = shell_words::split(ours)
             .ok()

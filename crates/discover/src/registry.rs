@@ -6,10 +6,14 @@
 //! entries are untrusted: an id is checked against the agent's id shape,
 //! and a pid counts only while it is still the agent.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use agent_resume_core::{AgentDecl, AgentKind};
+use agent_resume_core::{AgentDecl, AgentKind, UnixMillis};
+
+/// The ids a registry names for some processes, each with when the entry
+/// naming it was last written (`None`: not known).
+pub type Named = BTreeMap<String, Option<UnixMillis>>;
 
 /// A registry entry: this pid holds this session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +29,7 @@ pub struct Registered {
 /// How one agent's registry is read, under the agent's store root.
 pub(crate) struct Registry {
     /// The ids it holds for `pids`, that pass the agent's id shape.
-    pub of_pids: fn(&AgentDecl, &Path, &[u32]) -> BTreeSet<String>,
+    pub of_pids: fn(&AgentDecl, &Path, &[u32]) -> Named,
     /// Every entry in it, shape unchecked.
     pub all: fn(&Path, &mut Vec<Registered>),
 }

@@ -290,10 +290,27 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
 
 /// The ids the agent's pid registry holds for `pids`.
 fn registry_ids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
+    registry_named(agent, root, pids).into_keys().collect()
+}
+
+fn registry_named(agent: &AgentDecl, root: &Path, pids: &[u32]) -> crate::registry::Named {
     match &provider(agent.kind).registry {
         Some(r) => (r.of_pids)(agent, root, pids),
-        None => BTreeSet::new(),
+        None => crate::registry::Named::new(),
     }
+}
+
+/// The one session the agent's own per-process registry names for
+/// `found`'s processes, and when that entry was written: the agent's
+/// current conversation (after Claude's `/clear`, the new one, while its
+/// argv still names the one it was started on).
+pub fn registry_id(found: &PaneAgent, homes: &Homes) -> Option<(String, Option<UnixMillis>)> {
+    let agent = Catalog::embedded().agent(found.agent);
+    let root = homes.root(found.agent, None)?;
+    let named = registry_named(agent, &root, &found.pids);
+    let mut it = named.into_iter();
+    let one = it.next()?;
+    it.next().is_none().then_some(one)
 }
 
 /// The id an open file's path under `root` names: a directory named by
@@ -397,8 +414,9 @@ pub fn correlate_new<'s>(
     })
 }
 
-/// The session id of `found`, in order of trust: argv, per-process records,
-/// store correlation (`sessions` is asked for only then).
+/// The session id of `found`, in order of trust: the agent's per-process
+/// registry (its current conversation), argv, the open file, store
+/// correlation (`sessions` is asked for only then).
 pub fn session_of(
     table: &dyn ProcessTable,
     found: &PaneAgent,
@@ -407,6 +425,11 @@ pub fn session_of(
     sessions: impl FnOnce(AgentKind) -> Vec<SessionInfo>,
 ) -> Option<(String, Found)> {
     let agent = Catalog::embedded().agent(found.agent);
+    // The agent's own registry says which conversation it is on now; its
+    // argv, which it started on.
+    if let Some((id, _)) = registry_id(found, homes) {
+        return Some((id, Found::Registry));
+    }
     if !found.rewritten {
         if let Some(id) = argv_id(agent, &found.argv) {
             return Some((id, Found::Argv));

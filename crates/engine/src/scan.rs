@@ -35,7 +35,7 @@ use agent_resume_core::{
 use agent_resume_discover::lineage::{provenance, Top};
 use agent_resume_discover::process::{ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
-    agent_in, argv_id, record_id, session_of, Found, PaneAgent, Snapshot,
+    agent_in, argv_id, record_id, registry_id, session_of, Found, PaneAgent, Snapshot,
 };
 use agent_resume_discover::{list, Depth, Homes, SessionInfo};
 use agent_resume_store::{RowState, Store};
@@ -202,7 +202,13 @@ pub fn scan(
         }
         let started = table.started_at(found.process.id);
         if let Ok(Some(RowState::Recording(rec))) = store.row(p.pane) {
-            if this_run(&rec, found.agent, started) {
+            // The agent's own registry naming another conversation, written
+            // after this run's recording (Claude's `/clear` starts a new one
+            // in the same process): that one is recorded.
+            let moved = registry_id(&found, homes).is_some_and(|(id, written)| {
+                id != rec.session_id && written.is_some_and(|w| w.0 > rec.observed_at.0)
+            });
+            if this_run(&rec, found.agent, started) && !moved {
                 s.outcome = Outcome::AlreadyRecorded;
                 out.push(s);
                 continue;
@@ -576,6 +582,60 @@ mod tests {
             "within a run, a hook's id stands"
         );
         assert_eq!(row(&db, pane(4)), None);
+    }
+
+    /// Claude's `/clear` starts a new conversation in the same process: its
+    /// registry (`sessions/<pid>.json`) names the new id while its argv
+    /// still names the one it was started on. Written after this run's
+    /// recording, the registry's id is recorded; written before, the
+    /// recording stands.
+    #[test]
+    fn a_registry_naming_a_new_conversation_after_the_recording_replaces_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let sessions = home.join(".claude/sessions");
+        std::fs::create_dir_all(&sessions).expect("mkdir");
+        let register = |pid: u32, id: &str, at: i64| {
+            let path = sessions.join(format!("{pid}.json"));
+            std::fs::write(&path, format!("{{\"pid\":{pid},\"sessionId\":\"{id}\"}}"))
+                .expect("writes");
+            let when = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(when))
+                .expect("sets the time");
+        };
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["claude", "--resume", OLD]),
+            (20, 1, &["bash"]),
+            (21, 20, &["claude", "--resume", OLD]),
+        ]);
+        // Both panes recorded OLD during this run (a hook, or a scan).
+        stored(&db, pane(1), OLD, START + 5_000);
+        stored(&db, pane(2), OLD, START + 5_000);
+        // Pane 1's agent cleared after that; pane 2's registry is older.
+        register(11, ID, START + 8_000);
+        register(21, ID, START + 2_000);
+        let panes: Vec<PaneRef> = [(1, 10), (2, 20)]
+            .iter()
+            .map(|(p, pid)| PaneRef {
+                pane: pane(*p),
+                pid: *pid,
+            })
+            .collect();
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        assert_eq!(out[0].outcome, Outcome::Recorded);
+        assert_eq!(out[0].found, Some(Found::Registry));
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id), Some(ID.to_owned()));
+        assert_eq!(out[1].outcome, Outcome::AlreadyRecorded);
+        assert_eq!(
+            row(&db, pane(2)).map(|r| r.session_id),
+            Some(OLD.to_owned())
+        );
     }
 
     #[test]

@@ -3,7 +3,6 @@
 //! `sessions/<pid>.json` (`pid`, `sessionId`); hooks go in
 //! `settings.json`.
 
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,8 +14,8 @@ use super::{
 use crate::file::Kind;
 use crate::parse::{apply_transcript, Records};
 use crate::provider::HomeEnv;
-use crate::registry::{Registered, Registry};
-use crate::store::{read_small, FileStore, Layout, Projects, Store};
+use crate::registry::{self, Registered, Registry};
+use crate::store::{mtime, read_small, FileStore, Layout, Projects, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Claude,
@@ -64,8 +63,8 @@ struct ClaudePid {
 }
 
 /// `sessions/<pid>.json` of each of `pids` that names its own pid.
-fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> registry::Named {
+    let mut out = registry::Named::new();
     for pid in pids {
         let path = root.join("sessions").join(format!("{pid}.json"));
         let Some(bytes) = read_small(&path, Kind::PidRegistry, 64 * 1024) else {
@@ -77,7 +76,9 @@ fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
         }) = serde_json::from_slice(&bytes)
         {
             if p == *pid && agent.id_shape.matches(&id) {
-                out.insert(id);
+                let written = mtime(&path);
+                let at = out.entry(id).or_insert(written);
+                *at = (*at).max(written);
             }
         }
     }

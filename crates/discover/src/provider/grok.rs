@@ -3,7 +3,6 @@
 //! `summary.json`) and the pid registry `active_sessions.json`
 //! (`session_id`, `pid`, in a list or a map).
 
-use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -15,7 +14,7 @@ use crate::file::Kind;
 use crate::json::Line;
 use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::registry::{Registered, Registry};
+use crate::registry::{self, Registered, Registry};
 use crate::store::{read_small, Entry, FileStore, Layout, Named, Projects, SessionDir, Store};
 
 pub(super) const PROVIDER: Provider = Provider {
@@ -124,12 +123,14 @@ fn read_registry(root: &Path) -> Vec<Registered> {
     found
 }
 
-fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
+fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> registry::Named {
+    let written = crate::store::mtime(&root.join("active_sessions.json"));
     read_registry(root)
         .into_iter()
         .filter(|r| pids.contains(&r.pid))
         .map(|r| r.session_id)
         .filter(|id| agent.id_shape.matches(id))
+        .map(|id| (id, written))
         .collect()
 }
 

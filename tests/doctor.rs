@@ -622,3 +622,69 @@ fn a_database_others_can_write_is_named_with_its_reason_and_the_chmod_that_fixes
         "{l}"
     );
 }
+
+/// A running Codex shared server keeps serving every window's sessions
+/// until it exits, whatever `daemon_auto_start` says now: install says so
+/// (with the pid to end) instead of claiming each window runs its own
+/// sessions, and doctor keeps its warning until the server is gone.
+#[test]
+fn a_running_codex_server_is_named_until_it_exits_even_with_per_window_set() {
+    let home = Home::new(CLAUDE_VERSION);
+    let codex = home.bin().join("codex");
+    fs::write(&codex, "#!/bin/sh\necho 'codex-cli 0.171.0'\n").expect("stand-in codex");
+    fs::set_permissions(&codex, fs::Permissions::from_mode(0o755)).expect("chmod");
+    home.set_up();
+    let tmux = home.tmux(true);
+    // A stand-in shared server: a process whose program word is `codex`,
+    // run as `codex … app-server --managed-daemon` (bash under that name,
+    // waiting on its stdin).
+    let srv = home.path().join("srv");
+    fs::create_dir_all(&srv).expect("mkdir");
+    std::os::unix::fs::symlink(require("bash"), srv.join("codex")).expect("symlink");
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let server = Killed(
+        // In the home's environment: the server of this `~/.codex`.
+        home.command(srv.join("codex"))
+            // `read` is a builtin: no child outlives the kill.
+            .args(["-c", "read -r _; :", "app-server", "--managed-daemon"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the stand-in server starts"),
+    );
+    let pid = server.0.id().to_string();
+    let out = home
+        .command(home.bin().join("agent-resume"))
+        .args(["install-hooks", "codex", "--per-window"])
+        .output()
+        .expect("install runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains(&format!("is running (pid {pid})")), "{said}");
+    assert!(
+        !said.contains("each Codex window runs its own sessions"),
+        "{said}"
+    );
+    let out = home.doctor_in_bash(&tmux);
+    let stdout = text(&out);
+    let warned = line(&stdout, "agent.codex.per-window");
+    assert!(
+        warned.starts_with("! ") && warned.contains(&pid),
+        "{warned}"
+    );
+    assert!(warned.contains(&format!("fix: kill {pid}")), "{warned}");
+    drop(server);
+    let out = home.doctor_in_bash(&tmux);
+    assert!(
+        !text(&out).contains("agent.codex.per-window"),
+        "{}",
+        text(&out)
+    );
+}

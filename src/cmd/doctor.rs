@@ -411,7 +411,8 @@ fn agents() -> Vec<Check> {
         ) {
             // Codex's shared app-server daemon runs every window's sessions
             // with the first window's environment: its hooks record nothing.
-            let shared = hooks.is_ok()
+            let hooked = hooks.is_ok();
+            let shared = hooked
                 && agent.kind == AgentKind::Codex
                 && agent_resume_engine::hooks::codex_shares_a_server(&homes);
             out.push(match hooks {
@@ -440,6 +441,27 @@ fn agents() -> Vec<Check> {
                 )
                 .fix(format!("agent-resume install-hooks {name}")),
             });
+            let serving = if hooked && agent.kind == AgentKind::Codex && !shared {
+                agent_resume_engine::hooks::codex_servers(&homes)
+            } else {
+                Vec::new()
+            };
+            if !serving.is_empty() {
+                let pids: Vec<String> = serving.iter().map(u32::to_string).collect();
+                out.push(
+                    check(
+                        format!("agent.{name}.per-window"),
+                        Status::Warn,
+                        format!(
+                            "{word}: daemon_auto_start is off, but a shared Codex background \
+                             server still runs (pid {}) and serves every window's sessions \
+                             until it exits: its hooks record nothing",
+                            pids.join(", ")
+                        ),
+                    )
+                    .fix(format!("kill {}", pids.join(" "))),
+                );
+            }
             if shared {
                 out.push(
                     check(

@@ -94,6 +94,18 @@ fn print(step: Step, install: bool) {
              Codex window runs its own sessions (they end with their window), so its \
              hooks know their pane; uninstall-hooks codex restores the setting"
         ),
+        Step::SharedServerRunning { shown, pids } => {
+            let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+            eprintln!(
+                "agent-resume: [features] daemon_auto_start = false is in {shown}, but Codex's \
+                 shared background server is running (pid {}) and keeps running the sessions \
+                 of every Codex window until it exits, so their hooks still record nothing: \
+                 end it (`kill {}`, after closing the Codex windows you need) and the next \
+                 Codex window runs its own sessions",
+                pids.join(", "),
+                pids.join(" ")
+            );
+        }
         Step::SharedServer => eprintln!(
             "agent-resume: note: Codex runs the sessions of all its windows in one \
              shared background server, whose hooks cannot tell which pane a session \

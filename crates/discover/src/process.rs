@@ -26,6 +26,9 @@
 //! that leads a session of its own with no controlling terminal
 //! ([`ProcessTable::detached`], from `/proc/<pid>/stat` fields 6 and 7).
 
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
 use agent_resume_core::{AgentDecl, UnixMillis};
 
 use crate::provider::provider;
@@ -177,6 +180,35 @@ pub fn is_shared_server(agent: &AgentDecl, argv: &[String]) -> bool {
             .shared_server_args
             .iter()
             .all(|w| argv.iter().skip(1).any(|a| a == w))
+}
+
+/// The pids of `agent`'s shared background servers the table shows
+/// running for the store at `root` ([`is_shared_server`]; the store is the
+/// one the server's own environment names, so a server of another
+/// `$CODEX_HOME`, or another user's, is not counted): while one runs, it
+/// keeps serving the sessions of every window of the agent, whatever its
+/// config says now.
+pub fn shared_servers(table: &dyn ProcessTable, agent: &AgentDecl, root: &Path) -> Vec<u32> {
+    table
+        .pids()
+        .into_iter()
+        .filter(|pid| {
+            let Some(p) = table.process(*pid) else {
+                return false;
+            };
+            if !agent_argv(agent, &p.argv).is_some_and(|argv| is_shared_server(agent, &argv)) {
+                return false;
+            }
+            let Some(environ) = table.environ(p.id) else {
+                return false;
+            };
+            let var =
+                |k: &str| env_value(&environ, k).map(|v| std::ffi::OsStr::from_bytes(v).to_owned());
+            crate::Homes::from_env(&var)
+                .root(agent.kind, None)
+                .is_some_and(|r| r == root)
+        })
+        .collect()
 }
 
 /// The agent process a walk found.
@@ -518,6 +550,42 @@ mod tests {
 
     fn claude() -> &'static AgentDecl {
         Catalog::embedded().agent(AgentKind::Claude)
+    }
+
+    /// Each process's environment: `HOME=/h<pid % 10>`.
+    struct Homed(Table);
+
+    impl ProcessTable for Homed {
+        fn process(&self, pid: u32) -> Option<ProcessInfo> {
+            self.0.process(pid)
+        }
+        fn pids(&self) -> Vec<u32> {
+            self.0.pids()
+        }
+        fn started_at(&self, id: ProcessId) -> Option<UnixMillis> {
+            self.0.started_at(id)
+        }
+        fn environ(&self, id: ProcessId) -> Option<Vec<Vec<u8>>> {
+            (id.pid != 13).then(|| vec![format!("HOME=/h{}", id.pid % 10).into_bytes()])
+        }
+    }
+
+    #[test]
+    fn shared_servers_are_the_ones_of_this_store_only() {
+        let codex = Catalog::embedded().agent(AgentKind::Codex);
+        let t = Homed(Table::new(&[
+            // This home's server, another home's, a TUI, and a server
+            // whose environment cannot be read (another user's).
+            (11, 1, &["codex", "app-server", "--managed-daemon"]),
+            (12, 1, &["codex", "app-server", "--managed-daemon"]),
+            (21, 1, &["codex", "--model", "o3"]),
+            (13, 1, &["codex", "app-server", "--managed-daemon"]),
+        ]));
+        assert_eq!(
+            shared_servers(&t, codex, Path::new("/h1/.codex")),
+            [11],
+            "not /h2's, not a TUI, not an unreadable one"
+        );
     }
 
     #[test]

@@ -458,6 +458,15 @@ pub enum Step {
     /// Codex keeps running the sessions of every window in its shared
     /// server: its hooks record nothing there.
     SharedServer,
+    /// `daemon_auto_start = false` is in the file, but Codex's shared
+    /// server is running (these pids) and keeps serving every window until
+    /// it exits.
+    SharedServerRunning {
+        /// The file, as shown.
+        shown: String,
+        /// The servers' pids.
+        pids: Vec<u32>,
+    },
 }
 
 /// Installs or uninstalls `agent-resume hook <agent>` in the agent's own
@@ -616,7 +625,19 @@ pub fn edit(req: &Request<'_>, on: &mut dyn FnMut(Step)) -> Result<()> {
             }
         }
         if format == Format::Toml && install {
-            if per_window_set {
+            let running = if per_window_set || (req.per_window && !req.dry_run) {
+                codex_servers(req.homes)
+            } else {
+                Vec::new()
+            };
+            if !running.is_empty() {
+                // The setting is read when a server starts: the one running
+                // keeps serving every window until it exits.
+                on(Step::SharedServerRunning {
+                    shown: shown.clone(),
+                    pids: running,
+                });
+            } else if per_window_set {
                 on(Step::PerWindowSet { shown });
             } else if shared_server_note
                 && !codex_config::per_window(&read(&path)?.unwrap_or_default())
@@ -626,6 +647,20 @@ pub fn edit(req: &Request<'_>, on: &mut dyn FnMut(Step)) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The pids of Codex's shared background servers running now for the
+/// Codex home `homes` names.
+pub fn codex_servers(homes: &Homes) -> Vec<u32> {
+    let Some(root) = homes.root(AgentKind::Codex, None) else {
+        return Vec::new();
+    };
+    let decl = agent_resume_core::Catalog::embedded().agent(AgentKind::Codex);
+    agent_resume_discover::process::shared_servers(
+        &agent_resume_discover::process::ProcFs,
+        decl,
+        &root,
+    )
 }
 
 /// Whether a hook's program word runs: `agent-resume` is looked up on

@@ -71,6 +71,7 @@ fn snapshot_of(dirs: &[String]) -> Snapshot {
                 id: PaneId::from_bytes([i as u8 + 1; 16]),
                 cwd: d.clone(),
                 shell: Some(Shell::Sh),
+                split: None,
             }],
         })
         .collect();

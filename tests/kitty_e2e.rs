@@ -468,3 +468,59 @@ fn quitting_kitty_and_starting_it_from_the_session_resumes_every_agent_window_ex
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(w.runs().len(), count, "nothing started with the flag off");
 }
+
+/// The `splits` layout comes back with each split's axis: a window split
+/// below another (`--location=hsplit`) and one beside that
+/// (`--location=vsplit`) come back as the same tree (before, the session
+/// file named no axis and the stacked pair came back side by side).
+#[test]
+fn a_splits_tab_comes_back_with_each_split_s_axis() {
+    let display = Display::start();
+    let w = World::new();
+    let d = w.root().join("w").display().to_string();
+    let first = format!(
+        "new_tab\nlayout splits\ncd {d}\nlaunch sh\ncd {d}\nlaunch --location=hsplit sh\n\
+         cd {d}\nlaunch --location=vsplit sh\n"
+    );
+    let first_file = w.root().join("first.session");
+    fs::write(&first_file, first).unwrap();
+    let tree = |ls: &[agent_resume_kitty::LsOsWindow]| -> serde_json::Value {
+        let mut state = ls[0].tabs[0].layout_state.clone();
+        fn strip(v: &mut serde_json::Value) {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("bias");
+                m.values_mut().for_each(strip);
+            }
+        }
+        strip(&mut state);
+        state
+    };
+    let mut kitty = w.kitty(&display, "k1", &first_file, "1");
+    let ls = kitty.wait_until(
+        |ls| ls.is_some_and(|ls| windows(ls).len() == 3),
+        "opened the splits",
+    );
+    let made = tree(&ls);
+    assert_eq!(
+        made["pairs"]["horizontal"],
+        serde_json::Value::Bool(false),
+        "{made}"
+    );
+    w.cli("1", &["kitty", "save"], Some(&kitty.to));
+    kitty.quit();
+    let session = w.root().join("restore.session");
+    w.cli(
+        "1",
+        &["kitty", "session", "-o", session.to_str().unwrap()],
+        None,
+    );
+    let text = fs::read_to_string(&session).unwrap();
+    assert!(text.contains("launch --location=hsplit "), "{text}");
+    assert!(text.contains("launch --location=vsplit "), "{text}");
+    let kitty2 = w.kitty(&display, "k2", &session, "1");
+    let ls = kitty2.wait_until(
+        |ls| ls.is_some_and(|ls| windows(ls).len() == 3),
+        "restored the splits",
+    );
+    assert_eq!(tree(&ls), made, "the same tree, each split on its axis");
+}

@@ -64,8 +64,8 @@ pub use listing::{
     parse_ls, ListingError, LsOsWindow, LsProcess, LsTab, LsWindow, MAX_LISTING, MAX_WINDOWS,
 };
 pub use model::{
-    restorable_cwd, shell_of, snapshot, to_layout, Inherited, OsWindowSnap, Snapshot, TabSnap,
-    WindowSnap, PANE_ENV,
+    restorable_cwd, shell_of, snapshot, split_order, to_layout, Inherited, OsWindowSnap, Snapshot,
+    Split, TabSnap, WindowSnap, PANE_ENV,
 };
 pub use reread::{reread, Read, ReadWindow, EXPANDED, HOME};
 pub use socket::{

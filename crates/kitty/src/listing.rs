@@ -42,6 +42,11 @@ pub struct LsTab {
     /// The layout's name.
     #[serde(default)]
     pub layout: String,
+    /// The layout's state, as kitty lists it (for `splits`, its tree of
+    /// pairs under `pairs`), read leniently: a shape agent-resume does not
+    /// know is no split, never a listing that fails.
+    #[serde(default)]
+    pub layout_state: serde_json::Value,
     /// Its windows, in order.
     #[serde(default)]
     pub windows: Vec<LsWindow>,

@@ -43,6 +43,83 @@ pub struct WindowSnap {
     /// The window's shell, when it is one agent-resume knows.
     #[serde(default)]
     pub shell: Option<Shell>,
+    /// In the `splits` layout: how it was split from the window before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+}
+
+/// How a window of the `splits` layout is split from the window made
+/// before it: kitty's `launch --location=` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Stacked (top and bottom).
+    Hsplit,
+    /// Side by side.
+    Vsplit,
+}
+
+impl Split {
+    /// kitty's name for it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Split::Hsplit => "hsplit",
+            Split::Vsplit => "vsplit",
+        }
+    }
+}
+
+/// The deepest `splits` tree read: deeper nodes are no split.
+const MAX_SPLIT_DEPTH: usize = 64;
+
+/// The windows of a `splits` tree in the order they are made again, each
+/// with the axis of the split that makes it: a pair's second node is split
+/// from the window made just before it (the last of the first node), along
+/// the pair's axis. For a tree made by splitting the newest window each
+/// time that is the tree itself; for others each window keeps its axis but
+/// sits next to the window made before it (kitty 0.26's session file can
+/// split only the window it made last).
+pub fn split_order(state: &serde_json::Value) -> Vec<(u64, Option<Split>)> {
+    fn walk(
+        node: &serde_json::Value,
+        axis: Option<Split>,
+        depth: usize,
+        out: &mut Vec<(u64, Option<Split>)>,
+    ) {
+        if depth > MAX_SPLIT_DEPTH || out.len() >= crate::listing::MAX_WINDOWS {
+            return;
+        }
+        if let Some(id) = node.as_u64() {
+            out.push((id, axis));
+            return;
+        }
+        let Some(pair) = node.as_object() else {
+            return;
+        };
+        let side_by_side = pair.get("horizontal").and_then(serde_json::Value::as_bool);
+        let made = out.len();
+        if let Some(one) = pair.get("one") {
+            walk(one, axis, depth + 1, out);
+        }
+        // Nothing of the first node: the second takes the inherited axis.
+        let second = if out.len() == made {
+            axis
+        } else {
+            Some(if side_by_side == Some(true) {
+                Split::Vsplit
+            } else {
+                Split::Hsplit
+            })
+        };
+        if let Some(two) = pair.get("two") {
+            walk(two, second, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(pairs) = state.get("pairs") {
+        walk(pairs, None, 0, &mut out);
+    }
+    out
 }
 
 /// A saved tab.
@@ -218,10 +295,27 @@ pub fn snapshot(
                     id,
                     cwd,
                     shell: w.cmdline.first().and_then(|p| shell_of(p)),
+                    split: None,
                 });
             }
             if windows.is_empty() {
                 continue;
+            }
+            if t.layout == "splits" {
+                // Made again in the tree's order, each split from the one
+                // before it along its pair's axis; a window the tree does
+                // not name comes after, split the default way.
+                let order = split_order(&t.layout_state);
+                let active = windows[active_window].kitty_id;
+                let at = |id: u64| order.iter().position(|(k, _)| *k == id);
+                windows.sort_by_key(|w| at(w.kitty_id).unwrap_or(usize::MAX));
+                for w in &mut windows {
+                    w.split = at(w.kitty_id).and_then(|i| order[i].1);
+                }
+                active_window = windows
+                    .iter()
+                    .position(|w| w.kitty_id == active)
+                    .unwrap_or(0);
             }
             if t.is_active {
                 active_tab = tabs.len();
@@ -330,6 +424,7 @@ mod tests {
                     id: i as u64 + 1,
                     is_active: true,
                     layout: "splits".into(),
+                    layout_state: serde_json::Value::Null,
                     windows: ws,
                 }],
             })
@@ -507,5 +602,87 @@ mod tests {
             Some(Shell::Bash),
         );
         assert_eq!(layout.windows[0].tabs[0].panes[0].cwd, None);
+    }
+
+    /// kitty's tree after `launch --location=hsplit` then `vsplit`: window
+    /// 1 on top, 2 and 3 side by side below it.
+    const STACKED_THEN_SIDE: &str = r#"{"pairs": {"bias": 0.5, "horizontal": false, "one": 1,
+        "two": {"bias": 0.5, "horizontal": true, "one": 2, "two": 3}}}"#;
+
+    #[test]
+    fn a_splits_tree_is_made_again_window_by_window_with_each_split_s_axis() {
+        let state: serde_json::Value = serde_json::from_str(STACKED_THEN_SIDE).expect("json");
+        assert_eq!(
+            split_order(&state),
+            [
+                (1, None),
+                (2, Some(Split::Hsplit)),
+                (3, Some(Split::Vsplit))
+            ]
+        );
+        // kitty lists the windows in another order: the snapshot keeps the
+        // tree's, and the active window stays the same window.
+        let mut listing = ls(
+            vec![vec![
+                win(3, 30, None, false),
+                win(1, 10, None, false),
+                win(2, 20, None, true),
+            ]],
+            0,
+        );
+        listing[0].tabs[0].layout_state = state;
+        let mut n = 100;
+        let snap = snapshot(&listing, None, Inherited::Nothing, || {
+            n += 1;
+            id(n)
+        });
+        let tab = &snap.os_windows[0].tabs[0];
+        let made: Vec<(u64, Option<Split>)> =
+            tab.windows.iter().map(|w| (w.kitty_id, w.split)).collect();
+        assert_eq!(
+            made,
+            [
+                (1, None),
+                (2, Some(Split::Hsplit)),
+                (3, Some(Split::Vsplit))
+            ]
+        );
+        assert_eq!(tab.windows[tab.active_window].kitty_id, 2);
+        let text = crate::session_file(&snap, std::ffi::OsStr::new("/")).text;
+        let launches: Vec<&str> = text.lines().filter(|l| l.starts_with("launch")).collect();
+        assert!(!launches[0].contains("--location"), "{text}");
+        assert!(
+            launches[1].starts_with("launch --location=hsplit --env "),
+            "{text}"
+        );
+        assert!(
+            launches[2].starts_with("launch --location=vsplit --env "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_splits_state_of_any_other_shape_is_no_split() {
+        for text in [
+            "null",
+            r#"{"pairs": "x"}"#,
+            r#"{"pairs": {"one": "1", "two": -2}}"#,
+            r#"{"pairs": {"horizontal": 7, "one": 1, "two": 2}}"#,
+        ] {
+            let state: serde_json::Value = serde_json::from_str(text).expect("json");
+            let order = split_order(&state);
+            assert!(
+                order.iter().all(|(_, s)| *s != Some(Split::Vsplit)),
+                "{text}: {order:?}"
+            );
+        }
+        // A tree nested deeper than kitty makes is cut, never overflowed.
+        let mut deep = String::from("1");
+        for _ in 0..100 {
+            deep = format!(r#"{{"one": {deep}, "two": 2}}"#);
+        }
+        let state: serde_json::Value =
+            serde_json::from_str(&format!(r#"{{"pairs": {deep}}}"#)).expect("json");
+        assert!(split_order(&state).len() <= 64);
     }
 }

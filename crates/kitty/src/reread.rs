@@ -18,6 +18,8 @@ pub struct ReadWindow<'a> {
     pub cwd: String,
     /// `--env` assignments.
     pub env: Vec<&'a str>,
+    /// `--location=`: where kitty places the window (`hsplit`, `vsplit`).
+    pub location: Option<&'a str>,
     /// The program and its arguments (empty: kitty's shell).
     pub argv: Vec<&'a str>,
 }
@@ -343,12 +345,15 @@ pub fn reread(text: &str) -> Read<'_> {
                 let mut window = ReadWindow {
                     cwd: start.get_or_insert_with(|| start_dir(&cwd)).clone(),
                     env: Vec::with_capacity(1),
+                    location: None,
                     argv: Vec::with_capacity(1),
                 };
                 let mut words = words(rest);
                 while let Some(word) = words.next() {
                     if word == "--env" {
                         window.env.extend(words.next());
+                    } else if let Some(at) = word.strip_prefix("--location=") {
+                        window.location = Some(at);
                     } else {
                         window.argv.push(word);
                         window.argv.extend(words.by_ref());

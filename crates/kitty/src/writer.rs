@@ -73,7 +73,16 @@ pub fn session_file(snap: &Snapshot, fallback: &OsStr) -> Written {
                 // and taken back out if refused: no string of its own.
                 text.push('\n');
                 let launch = text.len();
-                text.push_str("launch --env ");
+                text.push_str("launch ");
+                // In the `splits` layout each window is split from the one
+                // made before it along its saved axis (kitty splits the
+                // window it made last).
+                if let (Some(split), true) = (w.split, wi > 0 && t.layout == "splits") {
+                    text.push_str("--location=");
+                    text.push_str(split.as_str());
+                    text.push(' ');
+                }
+                text.push_str("--env ");
                 let env = text.len();
                 text.push_str(PANE_ENV);
                 text.push('=');

@@ -24,6 +24,7 @@ fn one_window(cwd: String) -> Snapshot {
                     id: PaneId::from_bytes([3; 16]),
                     cwd,
                     shell: Some(Shell::Fish),
+                    split: None,
                 }],
             }],
         }],

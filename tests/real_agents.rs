@@ -1897,4 +1897,22 @@ fn two_codex_panes_sharing_one_app_server_are_never_recorded_with_each_others_ro
         "{name}: the second pane {second_id} is recorded with another id than its rollout's \
          {id}: {recs:?}"
     );
+    // The real daemon keeps serving both windows whatever config.toml says
+    // now: `--per-window` names it (its pid) instead of claiming each
+    // window runs its own sessions.
+    let daemons = wait_for(&format!("{name}: the managed daemon"), || {
+        Some(codex_daemons(&sb)).filter(|d| !d.is_empty())
+    });
+    let out = sb.ar(&["install-hooks", "codex", "--per-window"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}: {said}");
+    assert!(
+        daemons.iter().any(|pid| said.contains(&pid.to_string()))
+            && said.contains("shared background server is running (pid"),
+        "{name}: install names the running daemon {daemons:?}: {said}"
+    );
+    assert!(
+        !said.contains("each Codex window runs its own sessions"),
+        "{name}: {said}"
+    );
 }

@@ -340,18 +340,7 @@ fn shells() -> Vec<Check> {
 fn bash_login(home: &Path) -> Option<Check> {
     let candidates = [".bash_profile", ".bash_login", ".profile"].map(|f| home.join(f));
     let login = candidates.iter().find(|f| f.exists());
-    let sources_bashrc = |f: &Path| {
-        agent_resume_discover::file::read_text(
-            f,
-            agent_resume_discover::file::Kind::StartupFile,
-            1 << 20,
-        )
-        .is_ok_and(|t| {
-            t.lines()
-                .map(str::trim_start)
-                .any(|l| !l.starts_with('#') && l.contains(".bashrc"))
-        })
-    };
+    let sources_bashrc = |f: &Path| file_with(&[f.to_path_buf()], ".bashrc").is_some();
     let fix = |f: &Path| {
         format!(
             "echo '[ -f ~/.bashrc ] && . ~/.bashrc' >> {}",

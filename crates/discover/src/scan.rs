@@ -289,10 +289,6 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
 }
 
 /// The ids the agent's pid registry holds for `pids`.
-fn registry_ids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> BTreeSet<String> {
-    registry_named(agent, root, pids).into_keys().collect()
-}
-
 fn registry_named(agent: &AgentDecl, root: &Path, pids: &[u32]) -> crate::registry::Named {
     match &provider(agent.kind).registry {
         Some(r) => (r.of_pids)(agent, root, pids),
@@ -385,12 +381,37 @@ pub fn record_id(
     found: &PaneAgent,
     homes: &Homes,
 ) -> Option<(String, Found)> {
-    let agent = Catalog::embedded().agent(found.agent);
-    let root = homes.root(found.agent, None)?;
-    if let Some(id) = one(registry_ids(agent, &root, &found.pids)) {
+    if let Some((id, _)) = registry_id(found, homes) {
         return Some((id, Found::Registry));
     }
-    one(open_file_ids(table, agent, &root, &found.pids)).map(|id| (id, Found::OpenFile))
+    open_file_id(table, found, homes).map(|id| (id, Found::OpenFile))
+}
+
+/// The one session a file `found`'s processes hold open names.
+fn open_file_id(table: &dyn ProcessTable, found: &PaneAgent, homes: &Homes) -> Option<String> {
+    let agent = Catalog::embedded().agent(found.agent);
+    let root = homes.root(found.agent, None)?;
+    one(open_file_ids(table, agent, &root, &found.pids))
+}
+
+/// The id `found`'s own signs name, in order of trust, correlation left
+/// out: the agent's per-process registry (its current conversation), its
+/// argv (the one it started on), a file it holds open.
+pub fn own_id(
+    table: &dyn ProcessTable,
+    found: &PaneAgent,
+    homes: &Homes,
+) -> Option<(String, Found)> {
+    if let Some((id, _)) = registry_id(found, homes) {
+        return Some((id, Found::Registry));
+    }
+    let agent = Catalog::embedded().agent(found.agent);
+    if !found.rewritten {
+        if let Some(id) = argv_id(agent, &found.argv) {
+            return Some((id, Found::Argv));
+        }
+    }
+    open_file_id(table, found, homes).map(|id| (id, Found::OpenFile))
 }
 
 /// The one session of `agent` in `cwd` that started between
@@ -424,18 +445,7 @@ pub fn session_of(
     taken: &BTreeSet<String>,
     sessions: impl FnOnce(AgentKind) -> Vec<SessionInfo>,
 ) -> Option<(String, Found)> {
-    let agent = Catalog::embedded().agent(found.agent);
-    // The agent's own registry says which conversation it is on now; its
-    // argv, which it started on.
-    if let Some((id, _)) = registry_id(found, homes) {
-        return Some((id, Found::Registry));
-    }
-    if !found.rewritten {
-        if let Some(id) = argv_id(agent, &found.argv) {
-            return Some((id, Found::Argv));
-        }
-    }
-    if let Some(hit) = record_id(table, found, homes) {
+    if let Some(hit) = own_id(table, found, homes) {
         return Some(hit);
     }
     let started = table.started_at(found.process.id)?;

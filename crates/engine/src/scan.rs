@@ -35,7 +35,7 @@ use agent_resume_core::{
 use agent_resume_discover::lineage::{provenance, Top};
 use agent_resume_discover::process::{ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
-    agent_in, argv_id, record_id, registry_id, session_of, Found, PaneAgent, Snapshot,
+    agent_in, own_id, registry_id, session_of, Found, PaneAgent, Snapshot,
 };
 use agent_resume_discover::{list, Depth, Homes, SessionInfo};
 use agent_resume_store::{RowState, Store};
@@ -226,13 +226,7 @@ pub fn scan(
     // Ids the agents' own signs name are not another pane's new session.
     let taken: BTreeSet<String> = pending
         .iter()
-        .filter_map(|p| {
-            let decl = catalog.agent(p.found.agent);
-            (!p.found.rewritten)
-                .then(|| argv_id(decl, &p.found.argv))
-                .flatten()
-                .or_else(|| record_id(table, &p.found, homes).map(|(id, _)| id))
-        })
+        .filter_map(|p| own_id(table, &p.found, homes).map(|(id, _)| id))
         .collect();
     // Nor is an id another pane's recording holds: that pane's agent may
     // have been skipped by this scan (already recorded, unchanged), and a

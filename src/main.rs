@@ -12,6 +12,7 @@ mod cmd;
 mod config;
 mod paths;
 mod restore;
+mod restore_log;
 mod stdin;
 mod telemetry_file;
 #[cfg(target_os = "linux")]

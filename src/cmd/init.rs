@@ -85,6 +85,10 @@ pub const TMUX_EVENTS: &[&str] = agent_resume_tmux::doctor::SAVE_EVENTS;
 /// another, at most (the save clears it as soon as it lists the panes).
 const SAVE_PENDING_SECS: u32 = 10;
 
+/// How long a server's start keeps the hooks quiet at most, should its
+/// `tmux start` never run or never end.
+const START_QUIET_SECS: u32 = 60;
+
 /// The tmux configuration: one indexed hook per event (re-sourcing replaces
 /// rather than duplicates). The binary path is used only when it needs no
 /// quoting inside tmux's own quotes; otherwise `agent-resume` from `PATH`.
@@ -113,6 +117,13 @@ fn tmux_hooks() -> String {
         "# agent-resume: keep the tmux layout snapshot current, one save at a time.\n",
     );
     out.push_str(&format!("set -g {CLOCK_OPTION} '%s'\n"));
+    // A server not restored yet keeps the hooks quiet until its start's
+    // restore has read the dead server's snapshot.
+    out.push_str(&agent_resume_tmux::start::init_lines(
+        &bin,
+        &now,
+        START_QUIET_SECS,
+    ));
     for event in TMUX_EVENTS {
         out.push_str(&format!(
             "set-hook -g '{event}[77]' {{ if -F '{due}' {{ \

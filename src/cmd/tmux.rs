@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use agent_resume_core::quote;
 use agent_resume_engine::host::this_program;
 use agent_resume_engine::restore::{self, Report, RunOptions};
-use agent_resume_tmux::host::{self, TmuxHost};
+use agent_resume_tmux::host;
 use agent_resume_tmux::{LivePane, Socket, Tmux};
 use anyhow::Result;
 
@@ -35,6 +35,10 @@ enum Sub {
     Restore(RestoreArgs),
     /// List the tmux servers with a saved snapshot, and how old each is.
     Servers,
+    /// What the `init tmux` line runs when a server starts: restores the
+    /// server's saved layout once, by the `restore` setting. Prints
+    /// nothing; its notes go to `restore.log` in the state directory.
+    Start(Server),
 }
 
 #[derive(clap::Args)]
@@ -77,6 +81,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         Sub::Save(s) => save(&s, o),
         Sub::Restore(r) => restore(&r, o),
         Sub::Servers => servers(o),
+        Sub::Start(s) => start(&s, o),
     }
 }
 
@@ -199,20 +204,38 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
 /// The restore sequence over this server, its notes on stderr and its
 /// telemetry in the telemetry file.
 pub fn restore_server(tmux: Tmux, recreate: bool, dry_run: bool, o: &Overrides) -> Result<Report> {
-    let mut host = TmuxHost::new(tmux, o.clone());
     let opts = RunOptions {
         recreate,
         dry_run,
         now: when::now(),
         program: this_program(),
     };
-    Ok(restore::run(
-        &mut host,
+    Ok(agent_resume_tmux::start::restore(
+        tmux,
         o,
         &opts,
         restore::Telemetry::File,
         &mut |m| eprintln!("agent-resume: {m}"),
     )?)
+}
+
+/// `tmux start`: the server's restore at its start. Run in the background
+/// by tmux, whose job output is no place for notes: they go to the log.
+fn start(server: &Server, o: &Overrides) -> Result<ExitCode> {
+    let mut log = crate::restore_log::Log::open();
+    let outcome = agent_resume_tmux::start::start(
+        server.tmux(),
+        o,
+        this_program(),
+        when::now,
+        restore::Telemetry::File,
+        &mut |m| log.line(m),
+    );
+    match outcome {
+        Ok(done) => log.started(&done),
+        Err(e) => log.line(&format!("tmux start: {}", config::chain(&e))),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The one line that says how to attach to a recreated session, every

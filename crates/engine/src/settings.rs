@@ -196,11 +196,124 @@ pub fn armed_expiry_minutes(env: Option<&str>, table: Option<&toml::Table>) -> i
 /// file that cannot be read counts as saying nothing.
 pub fn armed_expiry_millis(o: &Overrides) -> i64 {
     let env = std::env::var_os(ARMED_EXPIRY_ENV).and_then(|v| v.into_string().ok());
-    let table = paths::config(o)
+    let table = table_quiet(o);
+    armed_expiry_minutes(env.as_deref(), table.as_ref()) * 60 * 1000
+}
+
+/// What a host does at its start with the panes of a terminal that is
+/// gone (config `restore`, environment [`RESTORE_ENV`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum RestoreMode {
+    /// Bring the panes back and resume their agents with no question.
+    Auto = 0,
+    /// Bring the panes back; each pane's shell asks before it resumes.
+    Ask = 1,
+    /// Nothing at start: `agent-resume tmux restore` (or the embedding
+    /// terminal's own call) does it.
+    Manual = 2,
+}
+
+impl RestoreMode {
+    /// Every mode, in discriminant order.
+    pub const VARIANTS: &'static [RestoreMode] =
+        &[RestoreMode::Auto, RestoreMode::Ask, RestoreMode::Manual];
+
+    /// The mode's word in the config file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RestoreMode::Auto => "auto",
+            RestoreMode::Ask => "ask",
+            RestoreMode::Manual => "manual",
+        }
+    }
+
+    /// The mode a word names, exactly.
+    pub fn parse(word: &str) -> Option<RestoreMode> {
+        Self::VARIANTS.iter().copied().find(|m| m.as_str() == word)
+    }
+}
+
+/// The environment variable that sets the restore mode; it beats the
+/// config file's [`RESTORE_KEY`].
+pub const RESTORE_ENV: &str = "AGENT_RESUME_RESTORE";
+/// The config file key of the restore mode.
+pub const RESTORE_KEY: &str = "restore";
+
+/// The restore mode from the environment's value and the config file's
+/// table: the environment, then the file, then [`RestoreMode::Auto`]. A
+/// word that names no mode counts as not set; where the file holds one,
+/// that is [`RestoreMode::Ask`] rather than the default: a person who wrote
+/// something there wanted a say.
+pub fn restore_mode(env: Option<&str>, table: Option<&toml::Table>) -> RestoreMode {
+    if let Some(mode) = env.and_then(RestoreMode::parse) {
+        return mode;
+    }
+    match table.and_then(|t| t.get(RESTORE_KEY)) {
+        None => RestoreMode::Auto,
+        Some(v) => v
+            .as_str()
+            .and_then(RestoreMode::parse)
+            .unwrap_or(RestoreMode::Ask),
+    }
+}
+
+/// The environment variable that caps how many agents a restore starts at
+/// once; it beats the config file's [`MAX_CONCURRENT_KEY`].
+pub const MAX_CONCURRENT_ENV: &str = "AGENT_RESUME_MAX_CONCURRENT_RESUMES";
+/// The config file key of that cap.
+pub const MAX_CONCURRENT_KEY: &str = "max_concurrent_resumes";
+/// The largest cap accepted.
+pub const MAX_CONCURRENT_MAX: u32 = 64;
+
+/// How many agents a restore starts at once: the environment, then the
+/// file, then the number of cores (`cores`). A value outside
+/// `1..=`[`MAX_CONCURRENT_MAX`] counts as not set.
+pub fn max_concurrent(env: Option<&str>, table: Option<&toml::Table>, cores: u32) -> u32 {
+    let ok = |n: i64| {
+        u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_CONCURRENT_MAX).contains(n))
+    };
+    env.and_then(|v| v.parse::<i64>().ok())
+        .and_then(ok)
+        .or_else(|| {
+            table
+                .and_then(|t| t.get(MAX_CONCURRENT_KEY))
+                .and_then(toml::Value::as_integer)
+                .and_then(ok)
+        })
+        .unwrap_or_else(|| cores.clamp(1, MAX_CONCURRENT_MAX))
+}
+
+/// The config file's table, read quietly: one that cannot be read or
+/// parsed counts as empty.
+fn table_quiet(o: &Overrides) -> Option<toml::Table> {
+    paths::config(o)
         .ok()
         .and_then(|p| read(&p).ok())
-        .and_then(|t| t.parse::<toml::Table>().ok());
-    armed_expiry_minutes(env.as_deref(), table.as_ref()) * 60 * 1000
+        .and_then(|t| t.parse::<toml::Table>().ok())
+}
+
+/// The restore settings a host reads at its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestoreSettings {
+    /// What happens at start.
+    pub mode: RestoreMode,
+    /// How many agents start at once.
+    pub max_concurrent: u32,
+}
+
+/// The restore settings for the config file `o` names, read quietly.
+pub fn restore_settings(o: &Overrides) -> RestoreSettings {
+    let table = table_quiet(o);
+    let var = |k: &str| std::env::var_os(k).and_then(|v| v.into_string().ok());
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| u32::try_from(n.get()).unwrap_or(MAX_CONCURRENT_MAX));
+    RestoreSettings {
+        mode: restore_mode(var(RESTORE_ENV).as_deref(), table.as_ref()),
+        max_concurrent: max_concurrent(var(MAX_CONCURRENT_ENV).as_deref(), table.as_ref(), cores),
+    }
 }
 
 #[cfg(test)]
@@ -228,6 +341,40 @@ mod tests {
             .expect("stat")
             .file_type()
             .is_file());
+    }
+
+    #[test]
+    fn the_restore_mode_is_the_environment_then_the_file_then_auto() {
+        let t = |text: &str| text.parse::<toml::Table>().expect("toml");
+        assert_eq!(restore_mode(None, None), RestoreMode::Auto);
+        assert_eq!(restore_mode(None, Some(&t(""))), RestoreMode::Auto);
+        for m in RestoreMode::VARIANTS {
+            let file = t(&format!("restore = \"{}\"", m.as_str()));
+            assert_eq!(restore_mode(None, Some(&file)), *m);
+            assert_eq!(
+                restore_mode(Some(m.as_str()), Some(&t("restore = \"auto\""))),
+                *m
+            );
+        }
+        // A word the file holds that names no mode asks; one in the
+        // environment is not set.
+        for bad in ["\"yes\"", "true", "1", "\"Auto\""] {
+            let file = t(&format!("restore = {bad}"));
+            assert_eq!(restore_mode(None, Some(&file)), RestoreMode::Ask, "{bad}");
+        }
+        assert_eq!(restore_mode(Some("never"), None), RestoreMode::Auto);
+    }
+
+    #[test]
+    fn the_concurrency_cap_is_the_environment_then_the_file_then_the_cores() {
+        let file: toml::Table = "max_concurrent_resumes = 3".parse().expect("toml");
+        assert_eq!(max_concurrent(None, None, 8), 8);
+        assert_eq!(max_concurrent(None, None, 0), 1);
+        assert_eq!(max_concurrent(None, Some(&file), 8), 3);
+        assert_eq!(max_concurrent(Some("2"), Some(&file), 8), 2);
+        for bad in ["0", "-1", "65", "many", ""] {
+            assert_eq!(max_concurrent(Some(bad), None, 4), 4, "{bad:?}");
+        }
     }
 
     #[test]

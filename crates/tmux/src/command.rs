@@ -35,6 +35,11 @@ pub const CLOCK_OPTION: &str = "@agent_resume_clock";
 /// another save; a save that never ran stops silencing once it passes.
 pub const SAVING_OPTION: &str = "@agent_resume_saving";
 
+/// The server option `agent-resume tmux start` (and any restore) sets on
+/// a server it restored into, or found nothing to restore into: a server
+/// restores its saved layout once, at its start, and never again.
+pub const STARTED_OPTION: &str = "@agent_resume_started";
+
 /// The spawn-environment variable holding a new pane's stable id.
 const PANE_ENV: &str = "AGENT_RESUME_PANE";
 
@@ -361,6 +366,72 @@ impl Tmux {
             text.push_str(&window);
         }
         Ok(text)
+    }
+
+    /// A server option's value (`show-options -gqv`): empty when unset.
+    pub fn global_option(&self, option: &str) -> Result<String, TmuxError> {
+        self.run("show-options", &["show-options", "-gqv", option])
+            .map(|s| s.trim_end_matches('\n').to_owned())
+    }
+
+    /// Sets the server option [`STARTED_OPTION`] and says whether it was
+    /// set already, in one command list: the server runs a client's whole
+    /// list before it serves another, so of any number of callers exactly
+    /// one hears `false` from a server.
+    pub fn mark_started(&self) -> Result<bool, TmuxError> {
+        let text = self.run(
+            "set-option",
+            &[
+                "show-options",
+                "-gqv",
+                STARTED_OPTION,
+                ";",
+                "set-option",
+                "-g",
+                STARTED_OPTION,
+                "1",
+            ],
+        )?;
+        Ok(!text.trim().is_empty())
+    }
+
+    /// Moves every client of session `from` to session `to`
+    /// (`switch-client`), then, when `kill` holds and a client was moved,
+    /// ends `from`. Returns how many clients moved.
+    pub fn move_clients(&self, from: &str, to: &str, kill: bool) -> Result<usize, TmuxError> {
+        let from_t = session_target(from).map_err(|_| TmuxError::Unsafe("session name"))?;
+        let to_t = session_target(to).map_err(|_| TmuxError::Unsafe("session name"))?;
+        let clients = self.run(
+            "list-clients",
+            &[
+                OsStr::new("list-clients"),
+                OsStr::new("-t"),
+                &from_t,
+                OsStr::new("-F"),
+                OsStr::new("#{client_name}"),
+            ],
+        )?;
+        let mut moved = 0;
+        for client in clients.lines().filter(|c| is_client_name(c)) {
+            moved += 1;
+            self.run(
+                "switch-client",
+                &[
+                    OsStr::new("switch-client"),
+                    OsStr::new("-c"),
+                    OsStr::new(client),
+                    OsStr::new("-t"),
+                    &to_t,
+                ],
+            )?;
+        }
+        if kill && moved > 0 {
+            self.run(
+                "kill-session",
+                &[OsStr::new("kill-session"), OsStr::new("-t"), &from_t],
+            )?;
+        }
+        Ok(moved)
     }
 
     /// The server's default shell (`default-shell`).
@@ -780,6 +851,16 @@ impl Tmux {
 }
 
 /// A pane id target, `%N`.
+/// Whether `name` is a client name as tmux lists it, of plain characters:
+/// a terminal's path (`/dev/pts/3`), or `client-<pid>` for a client with
+/// no terminal (control mode).
+fn is_client_name(name: &str) -> bool {
+    (name.starts_with('/') || name.starts_with("client-"))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
+}
+
 fn is_pane_target(target: &str) -> bool {
     target
         .strip_prefix('%')

@@ -69,10 +69,11 @@ mod literal;
 pub mod locate;
 mod model;
 mod prompt;
+pub mod start;
 
 pub use command::{
     Made, NewWindow, Socket, Start, Tmux, TmuxError, CLOCK_OPTION, PANE_OPTION, RESTORING_OPTION,
-    SAVING_OPTION, TAKE_ENV,
+    SAVING_OPTION, STARTED_OPTION, TAKE_ENV,
 };
 pub use listing::{parse_listing, render_listing, Field, ListingError, LivePane, LIST_FORMAT};
 pub use literal::{

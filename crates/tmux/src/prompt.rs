@@ -195,25 +195,17 @@ impl Tmux {
         }
     }
 
-    /// Types `text` and Enter into pane `target` only when its shell sits at
-    /// an empty, idle prompt (see the module docs); otherwise sends nothing
-    /// and says why. Refuses every control character, and a `;` at the end
-    /// (tmux would read it as a command separator).
-    pub fn type_at_idle_prompt(
+    /// The prompt of pane `target` when its shell sits at it idle with an
+    /// empty line (asked with the probe key, answered within `patience`),
+    /// else why not. Changes nothing in the pane.
+    fn probe_empty(
         &self,
         target: &str,
-        text: &str,
         patience: Duration,
-    ) -> Result<Typed, TmuxError> {
-        if text.chars().any(char::is_control) {
-            return Err(TmuxError::ControlCharacter);
-        }
-        if text.is_empty() || text.ends_with(';') {
-            return Err(TmuxError::Unsafe("typed text"));
-        }
+    ) -> Result<Result<Prompt, NotIdle>, TmuxError> {
         let prompt = match self.idle_prompt(target)? {
             Ok(p) => p,
-            Err(why) => return Ok(Typed::Refused(why)),
+            Err(why) => return Ok(Err(why)),
         };
         let hex: Vec<String> = PROBE_KEY.iter().map(|b| format!("{b:02x}")).collect();
         let mut args = vec!["set-option", "-p", "-u", "-t", target, PROBE_OPTION, ";"];
@@ -236,15 +228,53 @@ impl Tmux {
                 break a;
             }
             if Instant::now() >= deadline {
-                return Ok(Typed::Refused(NotIdle::NoAnswer));
+                return Ok(Err(NotIdle::NoAnswer));
             }
             std::thread::sleep(POLL);
         };
         match answer {
-            Answer::Empty(seq) if seq == prompt.seq => {}
-            Answer::Busy(seq) if seq == prompt.seq => return Ok(Typed::Refused(NotIdle::HasInput)),
-            Answer::Empty(_) | Answer::Busy(_) => return Ok(Typed::Refused(NotIdle::Moved)),
+            Answer::Empty(seq) if seq == prompt.seq => Ok(Ok(prompt)),
+            Answer::Busy(seq) if seq == prompt.seq => Ok(Err(NotIdle::HasInput)),
+            Answer::Empty(_) | Answer::Busy(_) => Ok(Err(NotIdle::Moved)),
         }
+    }
+
+    /// Whether pane `target`'s shell sits at its first prompt, nothing run
+    /// and nothing typed there: waits up to `patience` for the prompt to
+    /// be published.
+    pub fn at_first_prompt(&self, target: &str, patience: Duration) -> Result<bool, TmuxError> {
+        let deadline = Instant::now() + patience;
+        loop {
+            match self.idle_prompt(target)? {
+                Ok(p) if p.seq == 1 => break,
+                Ok(_) => return Ok(false),
+                Err(_) if Instant::now() < deadline => std::thread::sleep(POLL),
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(matches!(self.probe_empty(target, patience)?, Ok(p) if p.seq == 1))
+    }
+
+    /// Types `text` and Enter into pane `target` only when its shell sits at
+    /// an empty, idle prompt (see the module docs); otherwise sends nothing
+    /// and says why. Refuses every control character, and a `;` at the end
+    /// (tmux would read it as a command separator).
+    pub fn type_at_idle_prompt(
+        &self,
+        target: &str,
+        text: &str,
+        patience: Duration,
+    ) -> Result<Typed, TmuxError> {
+        if text.chars().any(char::is_control) {
+            return Err(TmuxError::ControlCharacter);
+        }
+        if text.is_empty() || text.ends_with(';') {
+            return Err(TmuxError::Unsafe("typed text"));
+        }
+        let prompt = match self.probe_empty(target, patience)? {
+            Ok(p) => p,
+            Err(why) => return Ok(Typed::Refused(why)),
+        };
         // Immediately before typing: the same prompt, its shell in front.
         match self.idle_prompt(target)? {
             Ok(now) if now == prompt => {}

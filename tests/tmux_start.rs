@@ -1,0 +1,449 @@
+//! A tmux server's start restores it: a real tmux server on a private
+//! socket whose `~/.tmux.conf` loads `agent-resume init tmux`, bash panes
+//! whose `.bashrc` loads `init bash`, and a stand-in `claude` first on
+//! `PATH` that reports its conversation through `agent-resume hook` as the
+//! real one's hook configuration does.
+//!
+//! The user's world is built, saved by the hooks, then the server is
+//! killed, every process of the world is gone and tmux's socket directory
+//! removed (a reboot, as far as tmux can tell); then the user types
+//! `tmux`. What comes back is read from the server's panes and from what
+//! the stand-ins were started with, never from timing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+
+use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
+
+const CLAUDE: &str = include_str!("standins/claude");
+
+/// The environment variable marking every process of a world.
+const MARKER: &str = "AGENT_RESUME_TEST_START";
+
+fn agent_resume() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_agent-resume"))
+}
+
+struct World(TmuxWorld);
+
+impl std::ops::Deref for World {
+    type Target = TmuxWorld;
+    fn deref(&self) -> &TmuxWorld {
+        &self.0
+    }
+}
+
+/// One stand-in run: its pane id and argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ran {
+    pane: String,
+    reported: String,
+    argv: Vec<String>,
+}
+
+impl World {
+    /// A user's world; `config` is added to the user's config.toml.
+    fn new(config: &str) -> World {
+        for tool in ["tmux", "bash", "sleep", "sh"] {
+            require(tool);
+        }
+        let env = PrivateEnv::user(agent_resume());
+        let root = env.root().to_owned();
+        let home = env.home();
+        for d in [root.join("ran"), root.join("w/a"), root.join("w/b")] {
+            fs::create_dir_all(d).unwrap();
+        }
+        let claude = root.join("bin/claude");
+        fs::write(&claude, CLAUDE).unwrap();
+        fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::write(
+            home.join(".bashrc"),
+            "PS1='bash$ '\neval \"$(agent-resume init bash)\"\n",
+        )
+        .unwrap();
+        fs::write(
+            home.join(".tmux.conf"),
+            "set -g default-command \"bash -i\"\n\
+             run-shell 'agent-resume init tmux | tmux source-file -'\n",
+        )
+        .unwrap();
+        let config_dir = home.join(".config/agent-resume");
+        fs::create_dir_all(&config_dir).unwrap();
+        fs::write(config_dir.join("config.toml"), config).unwrap();
+        let env = env
+            .with("SHELL", require("bash"))
+            .with("STANDIN_RAN", root.join("ran"))
+            .with(MARKER, &root);
+        World(TmuxWorld::new(env, &home.join(".tmux.conf")))
+    }
+
+    fn dir(&self, name: &str) -> String {
+        self.root()
+            .join("w")
+            .join(name)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn log(&self) -> PathBuf {
+        self.root()
+            .join("home/.local/state/agent-resume/restore.log")
+    }
+
+    fn db(&self) -> PathBuf {
+        self.root()
+            .join("home/.local/share/agent-resume/recordings.sqlite3")
+    }
+
+    /// Every stand-in run so far.
+    fn runs(&self) -> Vec<Ran> {
+        let mut out = Vec::new();
+        for entry in fs::read_dir(self.root().join("ran")).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name().to_string_lossy().ends_with(".part") {
+                continue;
+            }
+            let text = fs::read_to_string(entry.path()).unwrap();
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            out.push(Ran {
+                pane: lines[1].clone(),
+                reported: lines[3].clone(),
+                argv: lines[4..].to_vec(),
+            });
+        }
+        out
+    }
+
+    /// Waits for the last line of `target`'s screen to be the prompt.
+    fn wait_prompt(&self, target: &str) {
+        self.tmux.wait_screen(target, "the bash prompt", |s| {
+            s.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.trim_end() == "bash$")
+        });
+    }
+
+    /// Whether a `tmux save` or `tmux start` of this world runs.
+    fn busy(&self) -> bool {
+        agent_resume_test_support::tmux::marked(MARKER, self.root())
+            .iter()
+            .any(|(_, c)| c.contains("tmux save") || c.contains("tmux start"))
+    }
+
+    fn wait_settled(&self) {
+        let mut quiet = 0;
+        wait_for("the world's saves and starts to settle", || {
+            quiet = if self.busy() { 0 } else { quiet + 1 };
+            (quiet >= 25).then_some(())
+        });
+    }
+
+    /// The saved snapshot's pane ids, by `session:window.pane`.
+    fn saved(&self) -> BTreeMap<String, String> {
+        let db = rusqlite::Connection::open(self.db()).unwrap();
+        let text: String = db
+            .query_row("SELECT layout FROM host_layouts", [], |r| r.get(0))
+            .unwrap();
+        let snap: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut out = BTreeMap::new();
+        for s in snap["sessions"].as_array().unwrap() {
+            for w in s["windows"].as_array().unwrap() {
+                for p in w["panes"].as_array().unwrap() {
+                    out.insert(
+                        format!("{}:{}.{}", s["name"], w["index"], p["index"]).replace('"', ""),
+                        p["id"].as_str().unwrap().to_owned(),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// The running server's panes: `session:window.pane` → stable id.
+    fn live(&self) -> BTreeMap<String, String> {
+        self.tmux
+            .ok(&[
+                "list-panes",
+                "-a",
+                "-F",
+                "#{session_name}:#{window_index}.#{pane_index} #{@agent_resume_pane}",
+            ])
+            .lines()
+            .map(|l| {
+                let (k, v) = l.split_once(' ').unwrap_or((l, ""));
+                (k.to_owned(), v.to_owned())
+            })
+            .collect()
+    }
+
+    /// Session `work`: window 0 with claude in its first pane and a shell
+    /// beside it, window 1 with claude; saved by the hooks. Returns the
+    /// two conversations' ids, by place.
+    fn build(&self) -> BTreeMap<String, String> {
+        let t = &self.tmux;
+        let (a, b) = (self.dir("a"), self.dir("b"));
+        t.ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            "work",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "-c",
+            &a,
+        ]);
+        t.ok(&["split-window", "-d", "-t", "=work:0", "-c", &b]);
+        t.ok(&["new-window", "-d", "-t", "=work:1", "-c", &b]);
+        let mut ids = BTreeMap::new();
+        for (n, (target, place)) in [("=work:0.0", "work:0.0"), ("=work:1.0", "work:1.0")]
+            .into_iter()
+            .enumerate()
+        {
+            self.wait_prompt(target);
+            t.type_line(target, "claude");
+            wait_for("the stand-in to report", || {
+                (self.runs().len() == n + 1).then_some(())
+            });
+            let known: Vec<String> = ids.values().cloned().collect();
+            let new = self
+                .runs()
+                .into_iter()
+                .find(|r| !known.contains(&r.reported))
+                .unwrap();
+            ids.insert(place.to_owned(), new.reported);
+        }
+        self.wait_prompt("=work:0.1");
+        // A window switch: the hooks save.
+        t.ok(&["select-window", "-t", "=work:1"]);
+        self.wait_settled();
+        let out = self.cli(&["tmux", "save", "-L", t.socket()]).output();
+        assert!(out.status.success(), "{out:?}");
+        ids
+    }
+
+    /// Kills the server and every process of the world, and removes tmux's
+    /// socket directory: all a reboot leaves is the database.
+    fn reboot(&self) {
+        self.tmux.kill_server();
+        wait_for("every process of the world to end", || {
+            agent_resume_test_support::tmux::marked(MARKER, self.root())
+                .is_empty()
+                .then_some(())
+        });
+        // What the first server's start said.
+        let _ = fs::remove_file(self.log());
+        for entry in fs::read_dir(self.tmux.tmpdir()).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tmux-")
+            {
+                fs::remove_dir_all(&path).unwrap();
+            }
+        }
+    }
+
+    /// The resumed runs: stand-ins started with `--resume`, by pane id.
+    fn resumed(&self) -> BTreeMap<String, Vec<String>> {
+        self.runs()
+            .into_iter()
+            .filter(|r| r.argv.iter().any(|a| a == "--resume"))
+            .map(|r| (r.pane, r.argv))
+            .collect()
+    }
+
+    /// A user typing `tmux`: a control-mode client on a new session (its
+    /// stdin held open, as a terminal would).
+    fn attach_new(&self) -> Child {
+        self.tmux
+            .command()
+            .args(["-C", "new-session", "-x", "160", "-y", "50"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+}
+
+fn detach(mut client: Child) {
+    if let Some(mut stdin) = client.stdin.take() {
+        let _ = stdin.write_all(b"detach-client\n");
+    }
+    let _ = client.wait();
+}
+
+/// Every saved pane is back at its place with its id, and each claude pane
+/// resumed its own conversation, exactly once.
+fn assert_restored(w: &World, saved: &BTreeMap<String, String>, ids: &BTreeMap<String, String>) {
+    wait_for("both conversations to resume", || {
+        (w.resumed().len() == 2).then_some(())
+    });
+    let live = w.live();
+    for (place, id) in saved {
+        assert_eq!(live.get(place), Some(id), "{place} in {live:?}");
+    }
+    let resumed = w.resumed();
+    for (place, id) in ids {
+        let pane = &saved[place];
+        let argv = resumed
+            .get(pane)
+            .unwrap_or_else(|| panic!("{place}: {resumed:?}"));
+        assert_eq!(argv, &vec!["--resume".to_owned(), id.clone()], "{place}");
+    }
+}
+
+#[test]
+fn typing_tmux_after_a_reboot_brings_the_sessions_back_and_resumes_each_agent_once() {
+    let w = World::new("");
+    let ids = w.build();
+    let saved = w.saved();
+    assert_eq!(saved.len(), 3, "{saved:?}");
+    w.reboot();
+
+    let client = w.attach_new();
+    assert_restored(&w, &saved, &ids);
+    // The user's client now shows the restored session, and the session
+    // its `tmux` made, untouched, is gone.
+    wait_for("the scratch session to close", || {
+        let sessions = w.tmux.ok(&["list-sessions", "-F", "#{session_name}"]);
+        (sessions.trim() == "work").then_some(())
+    });
+    let clients = w.tmux.ok(&["list-clients", "-F", "#{client_session}"]);
+    assert_eq!(clients.trim(), "work");
+
+    // Re-sourcing the config, or a second start, restores nothing again.
+    w.wait_settled();
+    let runs = w.runs().len();
+    w.tmux.ok(&[
+        "source-file",
+        w.root().join("home/.tmux.conf").to_str().unwrap(),
+    ]);
+    let again = w.cli(&["tmux", "start", "-L", w.tmux.socket()]).output();
+    assert!(again.status.success(), "{again:?}");
+    w.wait_settled();
+    assert_eq!(w.runs().len(), runs, "nothing ran twice");
+    let log = fs::read_to_string(w.log()).unwrap();
+    assert!(log.contains("restored before"), "{log}");
+    detach(client);
+}
+
+#[test]
+fn two_starts_at_once_restore_the_server_once() {
+    let w = World::new("");
+    let ids = w.build();
+    let saved = w.saved();
+    w.reboot();
+    // A server whose config does not load the line, then two starts at
+    // once: one restores.
+    let tmux_conf = w.root().join("home/.tmux.conf");
+    fs::write(&tmux_conf, "set -g default-command \"bash -i\"\n").unwrap();
+    w.tmux.ok(&["new-session", "-d", "-s", "scratch"]);
+    fs::write(
+        &tmux_conf,
+        "set -g default-command \"bash -i\"\n\
+         run-shell 'agent-resume init tmux | tmux source-file -'\n",
+    )
+    .unwrap();
+    // A restore holds the lock (taken here as a restore takes it): both
+    // starts wait for it, then one restores.
+    let lock_path = w.db().with_file_name("tmux-restore.lock");
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&lock_path)
+        .unwrap();
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    let starts: Vec<_> = (0..2)
+        .map(|_| w.cli(&["tmux", "start", "-L", w.tmux.socket()]).spawn())
+        .collect();
+    wait_for("both starts to run", || {
+        let n = agent_resume_test_support::tmux::marked(MARKER, w.root())
+            .iter()
+            .filter(|(_, c)| c.contains("tmux start"))
+            .count();
+        (n >= 2).then_some(())
+    });
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let live = w.live();
+    assert!(
+        live.keys().all(|k| k.starts_with("scratch:")),
+        "nothing is made while a restore holds the lock: {live:?}"
+    );
+    drop(lock);
+    for mut s in starts {
+        assert!(s.wait().unwrap().success());
+    }
+    assert_restored(&w, &saved, &ids);
+    w.wait_settled();
+    assert_eq!(w.resumed().len(), 2, "{:?}", w.runs());
+    // A detached `tmux new -d` made the scratch session: no client was
+    // moved from it, and it stays.
+    let sessions = w.tmux.ok(&["list-sessions", "-F", "#{session_name}"]);
+    assert!(sessions.lines().any(|s| s == "scratch"), "{sessions}");
+}
+
+#[test]
+fn with_restore_manual_a_start_restores_nothing_and_the_command_still_does() {
+    let w = World::new("restore = \"manual\"\n");
+    let ids = w.build();
+    let saved = w.saved();
+    w.reboot();
+    let client = w.attach_new();
+    wait_for("the start to have run", || {
+        fs::read_to_string(w.log())
+            .ok()
+            .filter(|l| l.contains("manual"))
+    });
+    assert!(w.resumed().is_empty());
+    let sessions = w.tmux.ok(&["list-sessions", "-F", "#{session_name}"]);
+    assert!(!sessions.lines().any(|s| s == "work"), "{sessions}");
+    // The snapshot of the dead server is still the saved one.
+    assert_eq!(w.saved(), saved);
+    let out = w
+        .cli(&["tmux", "restore", "--recreate", "-L", w.tmux.socket()])
+        .output();
+    assert!(out.status.success(), "{out:?}");
+    assert_restored(&w, &saved, &ids);
+    detach(client);
+}
+
+#[test]
+fn with_the_feature_off_a_start_reads_nothing_and_the_hooks_save_again() {
+    let w = World::new("");
+    w.build();
+    w.reboot();
+    let client = w
+        .tmux
+        .command()
+        .env("AGENT_RESUME", "0")
+        .args(["-C", "new-session", "-s", "fresh", "-x", "100", "-y", "30"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the start to have run", || {
+        fs::read_to_string(w.log())
+            .ok()
+            .filter(|l| l.contains("disabled"))
+    });
+    assert!(w.resumed().is_empty());
+    let restoring = w
+        .tmux
+        .ok(&["show-options", "-gqv", "@agent_resume_restoring"]);
+    assert_eq!(restoring.trim(), "", "the hooks' quiet is cleared");
+    detach(client);
+}

@@ -2,7 +2,7 @@
 -- migrations/ leaves it. Generated and checked by a test of agent-resume-store
 -- (AGENT_RESUME_BLESS=1 rewrites it); do not edit by hand.
 
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 CREATE TABLE agent_session_clears (
     pane       TEXT    NOT NULL PRIMARY KEY, -- PaneId whose recording was cleared
@@ -48,4 +48,23 @@ CREATE TABLE report_seq (
     seq  INTEGER NOT NULL              -- the highest seq applied for the pane
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE resumes (
+    pane         TEXT    NOT NULL PRIMARY KEY, -- PaneId
+    restore      TEXT    NOT NULL,             -- the restore's id (a random uuid)
+    rank         INTEGER NOT NULL,             -- 0 starts first
+    cap          INTEGER NOT NULL,             -- agents this restore starts at once
+    agent        INTEGER NOT NULL,             -- AgentKind code
+    session_id   TEXT    NOT NULL,             -- the conversation it resumes
+    observed_at  INTEGER NOT NULL,             -- when that recording was observed (telemetry's age band)
+    queued_at    INTEGER NOT NULL,             -- Unix milliseconds, UTC
+    waiting_at   INTEGER,                      -- when the pane's take arrived
+    started_at   INTEGER,                      -- when its take handed the line out
+    reported_at  INTEGER,                      -- the first report for the pane after that
+    reported_id  TEXT,                         -- the conversation that report named
+    ended_at     INTEGER,                      -- when the resumed agent ended
+    status       INTEGER                       -- and its exit status
+) STRICT, WITHOUT ROWID;
+
 CREATE UNIQUE INDEX armed_take_key ON armed (take_key);
+
+CREATE INDEX resumes_restore ON resumes (restore);

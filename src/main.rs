@@ -49,6 +49,9 @@ enum Command {
     Record(cmd::record::Args),
     /// Forget a pane's recording: its agent ended, or (`--closed`) the pane closed for good.
     Forget(cmd::forget::Args),
+    /// Shell integration: a resumed agent ended, with this exit status.
+    #[command(hide = true)]
+    Ended(cmd::ended::Args),
     /// List what the store holds.
     Recordings(cmd::recordings::Args),
     /// Dry run: every pane of a layout with its verdict, reason and command.
@@ -153,6 +156,7 @@ fn main() -> ExitCode {
         Command::Status(args) => cmd::status::run(args, &paths),
         Command::Record(args) => cmd::record::run(args, &paths),
         Command::Forget(args) => cmd::forget::run(args, &paths),
+        Command::Ended(args) => Ok(cmd::ended::run(args, &paths)),
         Command::Recordings(args) => cmd::recordings::run(args, &paths),
         Command::Plan(args) => cmd::plan::run(args, &paths, false),
         Command::Restore(args) => cmd::plan::run(args, &paths, true),

@@ -21,7 +21,7 @@ use std::process::{Child, Stdio};
 
 use agent_resume_test_support::{require, wait_for, PrivateEnv, TmuxWorld};
 
-const CLAUDE: &str = include_str!("standins/claude");
+const CLAUDE: &str = include_str!("standins/claude-ready");
 
 /// The environment variable marking every process of a world.
 const MARKER: &str = "AGENT_RESUME_TEST_START";
@@ -39,11 +39,14 @@ impl std::ops::Deref for World {
     }
 }
 
-/// One stand-in run: its pane id and argv.
+/// One stand-in run: its pane id, the conversation it reported, when it
+/// started and was ready (nanoseconds), and its argv.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Ran {
     pane: String,
     reported: String,
+    started: u128,
+    ready: u128,
     argv: Vec<String>,
 }
 
@@ -115,7 +118,9 @@ impl World {
             out.push(Ran {
                 pane: lines[1].clone(),
                 reported: lines[3].clone(),
-                argv: lines[4..].to_vec(),
+                started: lines[4].parse().unwrap(),
+                ready: lines[5].parse().unwrap(),
+                argv: lines[6..].to_vec(),
             });
         }
         out
@@ -315,6 +320,11 @@ fn typing_tmux_after_a_reboot_brings_the_sessions_back_and_resumes_each_agent_on
 
     let client = w.attach_new();
     assert_restored(&w, &saved, &ids);
+    wait_for("the start to follow both resumes to their end", || {
+        fs::read_to_string(w.log())
+            .ok()
+            .filter(|l| l.contains("2 agent(s) resumed: 2 confirmed"))
+    });
     // The user's client now shows the restored session, and the session
     // its `tmux` made, untouched, is gone.
     wait_for("the scratch session to close", || {
@@ -445,5 +455,107 @@ fn with_the_feature_off_a_start_reads_nothing_and_the_hooks_save_again() {
         .tmux
         .ok(&["show-options", "-gqv", "@agent_resume_restoring"]);
     assert_eq!(restoring.trim(), "", "the hooks' quiet is cleared");
+    detach(client);
+}
+
+#[test]
+fn a_restore_resumes_the_pane_in_front_first_and_never_more_agents_at_once_than_the_cap() {
+    let w = World::new("max_concurrent_resumes = 2\n");
+    let t = &w.tmux;
+    let a = w.dir("a");
+    t.ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-x",
+        "200",
+        "-y",
+        "60",
+        "-c",
+        &a,
+    ]);
+    for target in ["=work:0", "=work:0"] {
+        t.ok(&["split-window", "-d", "-t", target, "-c", &a]);
+    }
+    t.ok(&["new-window", "-d", "-t", "=work:1", "-c", &a]);
+    for _ in 0..2 {
+        t.ok(&["split-window", "-d", "-t", "=work:1", "-c", &a]);
+    }
+    let mut n = 0;
+    for window in 0..2 {
+        for pane in 0..3 {
+            let target = format!("=work:{window}.{pane}");
+            w.wait_prompt(&target);
+            t.type_line(&target, "claude");
+            n += 1;
+            wait_for("the stand-in to report", || {
+                (w.runs().len() == n).then_some(())
+            });
+        }
+    }
+    // The pane in front: window 1, its last pane.
+    t.ok(&["select-window", "-t", "=work:1"]);
+    t.ok(&["select-pane", "-t", "=work:1.2"]);
+    w.wait_settled();
+    let out = w.cli(&["tmux", "save", "-L", t.socket()]).output();
+    assert!(out.status.success(), "{out:?}");
+    let front = w.saved()["work:1.2"].clone();
+    w.reboot();
+
+    // Each agent takes 0.3 s to be ready.
+    let client = w
+        .tmux
+        .command()
+        .env("STANDIN_READY", "0.3")
+        .args(["-C", "new-session", "-x", "200", "-y", "60"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("all six to resume", || {
+        (w.resumed().len() == 6).then_some(())
+    });
+    wait_for("the start to follow them to their end", || {
+        fs::read_to_string(w.log())
+            .ok()
+            .filter(|l| l.contains("6 agent(s) resumed: 6 confirmed"))
+    });
+    let runs: Vec<Ran> = w
+        .runs()
+        .into_iter()
+        .filter(|r| r.argv.iter().any(|a| a == "--resume"))
+        .collect();
+    let first = runs.iter().min_by_key(|r| r.started).unwrap();
+    assert_eq!(first.pane, front, "the pane in front resumed first");
+    // Never more than two starting (started, not yet ready) at once.
+    let mut edges: Vec<(u128, i32)> = runs
+        .iter()
+        .flat_map(|r| [(r.started, 1), (r.ready, -1)])
+        .collect();
+    edges.sort_by_key(|(t, d)| (*t, *d));
+    let (mut now, mut peak) = (0, 0);
+    for (_, d) in edges {
+        now += d;
+        peak = peak.max(now);
+    }
+    let t0 = runs.iter().map(|r| r.started).min().unwrap();
+    let shown: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{}..{} ms",
+                (r.started - t0) / 1_000_000,
+                (r.ready - t0) / 1_000_000
+            )
+        })
+        .collect();
+    assert!(peak <= 2, "{peak} agents were starting at once: {shown:?}");
+    let log = fs::read_to_string(w.log()).unwrap();
+    assert!(
+        log.contains("at most 2 starting at once") || log.contains("at most 1 starting"),
+        "{log}"
+    );
     detach(client);
 }

@@ -10,6 +10,7 @@ pub mod demo_kitty;
 mod demo_show;
 pub mod doctor;
 pub mod enable;
+pub mod ended;
 pub mod explain;
 pub mod forget;
 pub mod headless;

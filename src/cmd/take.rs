@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use agent_resume_core::{Shell, TelemetrySink};
 use agent_resume_engine::fs::RealFs;
-use agent_resume_engine::take;
+use agent_resume_engine::{ask, take};
 use agent_resume_store::{OpenOptions, TakeError, Ticket};
 use agent_resume_tmux::Socket;
 use anyhow::Result;
@@ -87,7 +87,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             Some((key, server))
         }),
     };
-    let Some(store) = options.open_existing(&db)? else {
+    let Some(mut store) = options.open_existing(&db)? else {
         return Ok(ExitCode::from(NOTHING));
     };
     let by_key = match &keyed {
@@ -128,14 +128,11 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         armed_expiry_millis: config::armed_expiry_millis(o),
         fs: &RealFs,
     };
-    let (taken, event) = take::decide(&(&armed).into(), &request);
-    sink.emit(&event);
-    match taken {
-        take::Taken::Line(line) => {
-            println!("{}", line.line);
-            Ok(ExitCode::SUCCESS)
-        }
+    let (taken, mut event) = take::decide(&(&armed).into(), &request);
+    let line = match taken {
+        take::Taken::Line(line) => line,
         take::Taken::Dropped(why) => {
+            sink.emit(&event);
             match why {
                 take::Dropped::Expired(waited) => eprintln!(
                     "agent-resume: the armed line for this pane is {} (expiry {} min) and is dropped",
@@ -147,7 +144,25 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
                 ),
                 take::Dropped::PaneHasInput | take::Dropped::QueuedCommand => {}
             }
-            Ok(ExitCode::from(NOTHING))
+            return Ok(ExitCode::from(NOTHING));
+        }
+    };
+    // `restore = "ask"`: the pane's terminal is asked, one key.
+    if config::restore_settings(o).mode == config::RestoreMode::Ask {
+        let dir = std::env::current_dir().unwrap_or_default();
+        let question = ask::question(line.agent, &dir, armed.observed_at, now, &line.argv);
+        if ask::ask_terminal(&question) != ask::Answer::Yes {
+            event.outcome = agent_resume_core::Outcome::Declined;
+            event.posture_carried = false;
+            sink.emit(&event);
+            return Ok(ExitCode::from(NOTHING));
         }
     }
+    sink.emit(&event);
+    // Its turn among the restore's agents: the pane in front first, a
+    // bounded number starting at once.
+    // Nothing is printed while it waits: the pane's screen is the agent's.
+    take::wait_turn(&mut store, armed.pane, &when::now, &mut |_| {});
+    println!("{}", line.line);
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,7 @@
 //! (`agent_resume_engine::restore::run`). `save` also records what each
 //! pane's agent shows with no hook ([`crate::tmux_scan`]).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,6 +74,14 @@ struct RestoreArgs {
     /// Print the plan as JSON.
     #[arg(long)]
     json: bool,
+    /// Follow the resumed agents until each is confirmed on its
+    /// conversation (or not), one line per pane and a summary (the default
+    /// when stdout is a terminal).
+    #[arg(long, conflicts_with = "no_wait")]
+    wait: bool,
+    /// Return once the panes are made and armed.
+    #[arg(long)]
+    no_wait: bool,
 }
 
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
@@ -198,7 +206,52 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
             println!("{line}");
         }
     }
+    let wait = args.wait || (!args.no_wait && !args.json && std::io::stdout().is_terminal());
+    if wait && !args.dry_run {
+        follow(&restored, o, &mut |line| println!("{line}"));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Follows the restore's queue ([`restore::watch::watch`]): one line per
+/// pane as its agent starts and as it settles, then the summary.
+fn follow(report: &Report, o: &Overrides, say: &mut dyn FnMut(&str)) {
+    let Some(queue) = &report.queue else {
+        return;
+    };
+    let mut sink = agent_resume_engine::telemetry::FileSink::new(
+        match agent_resume_engine::telemetry::path() {
+            Ok(p) => p,
+            Err(_) => return,
+        },
+    );
+    let place = |pane| {
+        report
+            .places
+            .get(&pane)
+            .map_or_else(|| pane.to_string(), |p| p.position.to_string())
+    };
+    let secs = |ms: i64| format!("{:.1}s", ms as f64 / 1000.0);
+    let summary =
+        restore::watch::watch(o, queue, &when::now, &mut sink, &mut |pane, agent, seen| {
+            let agent = agent.map_or("agent", |a| a.as_str());
+            let line = match seen {
+                restore::watch::Seen::Started { after } => {
+                    format!("{}: {agent} starting ({})", place(pane), secs(after))
+                }
+                restore::watch::Seen::Settled { proof, after } => {
+                    format!(
+                        "{}: {agent} {} ({})",
+                        place(pane),
+                        proof.as_str().replace('_', " "),
+                        secs(after)
+                    )
+                }
+                restore::watch::Seen::NotStarted => format!("{}: {agent} not started", place(pane)),
+            };
+            say(&line);
+        });
+    say(&restore::watch::summary_line(&summary));
 }
 
 /// The restore sequence over this server, its notes on stderr and its
@@ -232,7 +285,12 @@ fn start(server: &Server, o: &Overrides) -> Result<ExitCode> {
         &mut |m| log.line(m),
     );
     match outcome {
-        Ok(done) => log.started(&done),
+        Ok(done) => {
+            log.started(&done);
+            if let agent_resume_tmux::start::Started::Restored(report) = &done {
+                follow(report, o, &mut |m| log.line(m));
+            }
+        }
         Err(e) => log.line(&format!("tmux start: {}", config::chain(&e))),
     }
     Ok(ExitCode::SUCCESS)

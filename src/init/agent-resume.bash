@@ -94,6 +94,13 @@ __agent_resume_ended() {
   return 0
 }
 
+# After a resumed line: its status tells the restore that resumed it
+# whether the resume ran or failed at once.
+__agent_resume_resumed_ended() {
+  "$__agent_resume_bin" ended --status "$1" </dev/null >/dev/null 2>&1
+  __agent_resume_ended "$1"
+}
+
 # Whether history drops a line that repeats the last entry (ignoredups,
 # ignoreboth — Debian's default .bashrc — or erasedups).
 __agent_resume_drops_dups() {
@@ -140,7 +147,7 @@ __agent_resume_publish() {
     return 0
   }
   eval "$line"
-  __agent_resume_ended $?
+  __agent_resume_resumed_ended $?
   __agent_resume_publish
 }
 
@@ -204,7 +211,7 @@ __agent_resume_first() {
   __agent_resume_take_key=
   line=$(AGENT_RESUME_TAKE=$key "$__agent_resume_bin" take --shell bash 2>/dev/null) || return 0
   eval "$line"
-  __agent_resume_ended $?
+  __agent_resume_resumed_ended $?
 }
 
 # PS0 is expanded by this shell just before a line runs (never for an empty

@@ -79,6 +79,7 @@ function __agent_resume_ended --argument-names st
     return 0
 end
 
+set -g __agent_resume_was_resumed
 function __agent_resume_preexec --on-event fish_preexec
     __agent_resume_in_tmux; and command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
     set -g __agent_resume_running
@@ -91,6 +92,7 @@ function __agent_resume_preexec --on-event fish_preexec
     # The job count before it: fish reports status 0 for a job stopped by
     # job control, so a job left behind is how a suspended agent shows.
     set -g __agent_resume_running (count (jobs -p 2>/dev/null))
+    set -g __agent_resume_was_resumed $resumed
     test -n "$resumed"; and return 0
     printf '%s\n' "$argv[1]" | $__agent_resume_bin note --shell fish --shell-pid $fish_pid >/dev/null 2>&1
 end
@@ -102,6 +104,12 @@ function __agent_resume_postexec --on-event fish_postexec
         set -g __agent_resume_running
         # Suspended (or sent to the background): keep the recording.
         test (count (jobs -p 2>/dev/null)) -gt $before; and return 0
+        # A resumed line's status tells the restore that resumed it whether
+        # the resume ran or failed at once.
+        if test -n "$__agent_resume_was_resumed"
+            set -g __agent_resume_was_resumed
+            $__agent_resume_bin ended --status $st </dev/null >/dev/null 2>&1
+        end
         __agent_resume_ended $st
     end
 end

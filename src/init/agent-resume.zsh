@@ -85,7 +85,7 @@ _agent_resume_publish() {
     set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
   if line=$("$_agent_resume_bin" take --pane "$pending" --shell zsh 2>/dev/null); then
     eval "$line"
-    _agent_resume_ended $?
+    _agent_resume_resumed_ended $?
   fi
   _agent_resume_publish
 }
@@ -125,6 +125,13 @@ _agent_resume_ended() {
   (( $1 == 0 )) && "$_agent_resume_bin" forget --quiet --if-interactive </dev/null >/dev/null 2>&1
 }
 
+# After a resumed line: its status tells the restore that resumed it
+# whether the resume ran or failed at once.
+_agent_resume_resumed_ended() {
+  "$_agent_resume_bin" ended --status "$1" </dev/null >/dev/null 2>&1
+  _agent_resume_ended "$1"
+}
+
 _agent_resume_precmd() {
   local st=$?
   if [[ -n $_agent_resume_running ]]; then
@@ -157,7 +164,7 @@ _agent_resume_first() {
   _agent_resume_take_key=
   line=$(AGENT_RESUME_TAKE=$key "$_agent_resume_bin" take --shell zsh 2>/dev/null) || return 0
   eval "$line"
-  _agent_resume_ended $?
+  _agent_resume_resumed_ended $?
 }
 
 autoload -Uz add-zsh-hook

@@ -79,6 +79,7 @@ pub mod recording;
 pub mod report;
 pub mod shape;
 pub mod shell;
+pub mod stagger;
 pub mod telemetry;
 
 mod agent_kind {

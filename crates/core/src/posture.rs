@@ -11,7 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds since the Unix epoch, UTC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct UnixMillis(pub i64);
 

@@ -56,6 +56,17 @@ pub enum Outcome {
     /// Dropped at take: the armed line was older than the armed expiry (or
     /// dated in the future), so it was consumed and not typed.
     ArmedExpired = 101,
+    /// After a resume, the agent reported the conversation it was resumed
+    /// on.
+    ResumeConfirmed = 102,
+    /// After a resume, nothing reported the pane's conversation in time,
+    /// or the agent reported another one.
+    ResumeNotConfirmed = 103,
+    /// The resumed agent ended at once without reporting: the resume
+    /// failed, and the pane's recording is kept for the next restart.
+    ResumeExited = 104,
+    /// Asked before resuming (`restore = "ask"`), the user said no.
+    Declined = 105,
 }
 
 impl Outcome {
@@ -78,6 +89,10 @@ impl Outcome {
         Outcome::PaneHasInput,
         Outcome::QueuedCommand,
         Outcome::ArmedExpired,
+        Outcome::ResumeConfirmed,
+        Outcome::ResumeNotConfirmed,
+        Outcome::ResumeExited,
+        Outcome::Declined,
     ];
 
     /// The stable snake_case name.
@@ -100,6 +115,10 @@ impl Outcome {
             Outcome::PaneHasInput => Reason::PaneHasInput.as_str(),
             Outcome::QueuedCommand => Reason::QueuedCommand.as_str(),
             Outcome::ArmedExpired => "armed_expired",
+            Outcome::ResumeConfirmed => "resume_confirmed",
+            Outcome::ResumeNotConfirmed => "resume_not_confirmed",
+            Outcome::ResumeExited => "resume_exited",
+            Outcome::Declined => "declined",
         }
     }
 
@@ -351,6 +370,10 @@ mod tests {
                 ("pane_has_input", 12),
                 ("queued_command", 13),
                 ("armed_expired", 101),
+                ("resume_confirmed", 102),
+                ("resume_not_confirmed", 103),
+                ("resume_exited", 104),
+                ("declined", 105),
             ]
         );
         for o in Outcome::VARIANTS {

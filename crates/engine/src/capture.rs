@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::{
-    Capture, Change, DirIdentity, Observation, PaneContext, PaneId, UnixMillis,
+    Capture, Change, DirIdentity, IdSource, Observation, PaneContext, PaneId, UnixMillis,
 };
 use agent_resume_store::{RowState, Set, Store, WriteError, Writer};
 
@@ -54,6 +54,14 @@ pub fn observe(
     known: &Known,
     now: UnixMillis,
 ) -> Result<Applied, WriteError> {
+    // The agent's own word on its conversation proves a resume of the
+    // pane, whether or not the recording changes; an id read from the
+    // command line the restore itself wrote proves nothing.
+    if let (false, Some(id), IdSource::Hook | IdSource::Correlation) =
+        (obs.headless, obs.session_id, obs.source)
+    {
+        let _ = store.resume_reported(obs.pane, id, now);
+    }
     let mut capture = Capture::new();
     if let Ok(Some(RowState::Recording(rec))) = store.row(obs.pane) {
         // Every hook process is a fresh look at the pane: its stored

@@ -55,6 +55,7 @@
 //! ```
 
 #[cfg(feature = "sqlite")]
+pub mod ask;
 pub mod capture;
 pub mod check;
 #[cfg(feature = "sqlite")]

@@ -216,6 +216,8 @@ mod host;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]
+pub mod watch;
+#[cfg(feature = "sqlite")]
 pub use host::{run, Report, RunError, RunOptions, Telemetry};
 #[cfg(feature = "sqlite")]
-pub use sqlite::{arm_and_report, decide, Decided};
+pub use sqlite::{arm_and_report, decide, queue, Decided};

@@ -300,8 +300,22 @@ pub fn scan(
         // A new run: the earlier run's recording is not seeded, so any
         // source replaces it.
         let mut capture = Capture::new();
-        if let Some(change) = capture.observe(&obs, &known, now) {
-            apply(Store::open(db)?, obs.pane, change, now)?;
+        let change = capture.observe(&obs, &known, now);
+        // What the agent wrote itself (its registry entry, the file it
+        // holds, its store) proves a resume of the pane; its argv, which
+        // the restore wrote, does not.
+        let proves = matches!(
+            found,
+            Found::Registry | Found::OpenFile | Found::Correlation
+        );
+        if change.is_some() || proves {
+            let store = Store::open(db)?;
+            if proves {
+                let _ = store.resume_reported(obs.pane, &id, now);
+            }
+            if let Some(change) = change {
+                apply(store, obs.pane, change, now)?;
+            }
         }
         out[p.at].outcome = Outcome::Recorded;
         out[p.at].found = Some(found);

@@ -158,6 +158,36 @@ pub fn decide(armed: &Armed<'_>, req: &Request<'_>) -> (Taken, Event) {
     }
 }
 
+/// Between two steps of a waiting take.
+#[cfg(feature = "sqlite")]
+const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Waits until `pane`'s agent may start (see
+/// [`agent_resume_core::stagger`]): at once when the pane is in no
+/// restore's queue or the store cannot say; `waiting` hears once, with how
+/// many agents are starting, when the pane has to wait.
+#[cfg(feature = "sqlite")]
+pub fn wait_turn(
+    store: &mut agent_resume_store::Store,
+    pane: agent_resume_core::PaneId,
+    clock: &dyn Fn() -> UnixMillis,
+    waiting: &mut dyn FnMut(usize),
+) {
+    let mut told = false;
+    loop {
+        match store.turn_step(pane, clock(), &agent_resume_core::stagger::turn) {
+            Ok(agent_resume_store::Step::Wait { starting }) => {
+                if !told {
+                    waiting(starting);
+                    told = true;
+                }
+                std::thread::sleep(TURN_POLL);
+            }
+            Ok(_) | Err(_) => return,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

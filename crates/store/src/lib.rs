@@ -65,6 +65,7 @@ mod lock;
 pub mod migrate;
 mod noted;
 mod open;
+mod resume;
 mod row;
 mod schema;
 mod writer;
@@ -75,5 +76,6 @@ pub use load::{inspect_or_empty, load_or_empty, startup, Counts, Loaded, Startup
 pub use lock::LockError;
 pub use noted::Noted;
 pub use open::{Distrust, OpenOptions, Store, KEPT_WAL_PAGES};
+pub use resume::{QueueRow, Resume, Step};
 pub use row::{decode_values, Column, RowState, Unreadable, VALUES};
 pub use writer::{coalesce, Batch, Flushed, Set, Writer, WriterStats};

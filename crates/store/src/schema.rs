@@ -64,6 +64,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0010_drop_armed_line.sql",
         sql: include_str!("../../../migrations/0010_drop_armed_line.sql"),
     },
+    Migration {
+        version: 11,
+        name: "0011_create_resumes.sql",
+        sql: include_str!("../../../migrations/0011_create_resumes.sql"),
+    },
 ];
 
 /// The schema version this build writes.

@@ -43,6 +43,9 @@ pub struct Report {
     pub armed: usize,
     /// The session to attach to, when the host made one.
     pub attach: Option<String>,
+    /// The queue the armed panes' agents start in, to follow with
+    /// [`super::watch::watch`]; `None` when nothing was armed.
+    pub queue: Option<String>,
 }
 
 impl Report {
@@ -55,6 +58,7 @@ impl Report {
             nothing: model.nothing,
             armed: 0,
             attach: None,
+            queue: None,
         }
     }
 }
@@ -123,6 +127,7 @@ pub fn run(
             nothing: model.nothing,
             armed: 0,
             attach: None,
+            queue: None,
         });
     }
     let plans = decided.plans.clone();
@@ -156,6 +161,9 @@ pub fn run(
         Telemetry::Sink(sink) => sink,
     };
     let armed = arm_and_report(&decided, now, sink, tickets.as_ref());
+    // Queued before any pane exists: a new pane's take finds its place.
+    let cap = crate::settings::restore_settings(o).max_concurrent;
+    let queue = super::queue(&mut decided, &model.layout, cap, now);
     let mut attach = None;
     if opts.recreate {
         let none = BTreeMap::new();
@@ -195,6 +203,7 @@ pub fn run(
         nothing: model.nothing,
         armed,
         attach,
+        queue,
     })
 }
 

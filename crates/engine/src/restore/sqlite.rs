@@ -111,6 +111,43 @@ pub fn arm_and_report(
     )
 }
 
+/// Queues every pane `decided` armed, in the order they resume
+/// ([`agent_resume_core::stagger::order`] over `layout`), starting at most
+/// `cap` agents at once; returns the queue's id, or `None` when nothing
+/// was queued (nothing armed, no store, the store refused).
+pub fn queue(decided: &mut Decided, layout: &Layout, cap: u32, now: UnixMillis) -> Option<String> {
+    if !decided.enabled {
+        return None;
+    }
+    let order = agent_resume_core::stagger::order(layout);
+    let mut rows = Vec::new();
+    for pane in order {
+        let Some(plan) = decided.plans.iter().find(|p| p.pane == pane) else {
+            continue;
+        };
+        if !matches!(plan.verdict, agent_resume_core::Verdict::Resume(_)) {
+            continue;
+        }
+        let Some(Stored::Recording(rec)) = decided.recordings.get(&pane) else {
+            continue;
+        };
+        rows.push(agent_resume_store::QueueRow {
+            pane,
+            rank: u32::try_from(rows.len()).unwrap_or(u32::MAX),
+            agent: rec.agent,
+            session_id: rec.session_id.clone(),
+            observed_at: rec.observed_at,
+        });
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let store = decided.store.as_mut()?;
+    let id = uuid::Uuid::new_v4().to_string();
+    store.queue(&id, cap, now, &rows).ok()?;
+    Some(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ use agent_resume_core::{
     AgentKind, Capture, Catalog, IdSource, Observation, PaneId, Recording, UnixMillis,
 };
 use agent_resume_discover::lineage::{provenance, Top};
-use agent_resume_discover::process::{ProcessId, ProcessTable};
+use agent_resume_discover::process::{is_agent_program, ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
     agent_in, own_id, registry_id, session_of, Found, PaneAgent, Snapshot,
 };
@@ -138,6 +138,17 @@ pub struct Scanned {
 /// The agent's stores under the environment's homes.
 pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
+}
+
+/// Whether `argv` (a process's) runs a verified agent itself: a host that
+/// sees only its shell in a pane's foreground asks this of it before
+/// leaving the pane out of a scan.
+pub fn runs_agent(argv: &[String]) -> bool {
+    Catalog::embedded()
+        .agents()
+        .iter()
+        .filter(|a| a.verified)
+        .any(|a| is_agent_program(a, argv))
 }
 
 /// Whether `rec` was observed during the run that started at `started`.
@@ -307,6 +318,25 @@ pub fn scan(
         out[p.at].found = Some(found);
     }
     Ok(out)
+}
+
+/// [`scan`] over this machine's process table (`/proc`) and the agents'
+/// stores under the environment's homes. Without `/proc` (not Linux) no
+/// pane is scanned.
+pub fn scan_here(db: &Path, panes: &[PaneRef], now: UnixMillis) -> Result<Vec<Scanned>, ScanError> {
+    #[cfg(target_os = "linux")]
+    return scan(
+        &agent_resume_discover::process::ProcFs,
+        &homes(),
+        db,
+        panes,
+        now,
+    );
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (db, panes, now);
+        Ok(Vec::new())
+    }
 }
 
 /// What the tmux host remembers about a pane's agent between saves.

@@ -713,6 +713,43 @@ mod tests {
         assert_eq!(row(&db, pane(1)).map(|r| r.session_id), Some(ID.to_owned()));
     }
 
+    /// Qwen holds its chat file open only while it writes: an hour after
+    /// it started (past correlation) its runtime sidecar alone names its
+    /// session, by its pid.
+    #[test]
+    fn a_qwen_is_recorded_from_its_runtime_sidecar_with_its_chat_file_closed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let chats = home.join(".qwen/projects/-w-p/chats");
+        std::fs::create_dir_all(&chats).expect("mkdir");
+        std::fs::write(chats.join(format!("{ID}.jsonl")), "").expect("writes");
+        std::fs::write(
+            chats.join(format!("{ID}.runtime.json")),
+            format!(
+                "{{\"schema_version\":1,\"pid\":12,\"session_id\":\"{ID}\",\
+                 \"work_dir\":\"/w/p\",\"started_at\":1000.5,\"qwen_version\":\"0.24.4\"}}"
+            ),
+        )
+        .expect("writes");
+        // `qwen` re-launches itself: the child (12) writes the sidecar.
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["qwen", "--model", "m"]),
+            (12, 11, &["qwen", "--model", "m"]),
+        ]);
+        let panes = [PaneRef {
+            pane: pane(1),
+            pid: 10,
+        }];
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 3_600_000)).expect("scans");
+        assert_eq!(out[0].outcome, Outcome::Recorded);
+        assert_eq!(out[0].found, Some(Found::Registry));
+        let rec = row(&db, pane(1)).expect("recorded");
+        assert_eq!((rec.agent, rec.session_id.as_str()), (AgentKind::Qwen, ID));
+    }
+
     #[test]
     fn outcome_names_are_distinct() {
         let names: std::collections::BTreeSet<&str> =

@@ -90,9 +90,11 @@ impl std::ops::Deref for World {
 
 impl Drop for World {
     fn drop(&mut self) {
-        // The stand-in daemon leads a session of its own: tmux does not end it.
+        // The stand-in daemon leads a session (and group) of its own: tmux
+        // does not end it, nor its `sleep`.
         if let Ok(pid) = fs::read_to_string(self.root().join("ran/codex-daemon.pid")) {
-            let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
+            let group = format!("-{}", pid.trim());
+            let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
         }
     }
 }

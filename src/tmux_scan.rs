@@ -12,14 +12,14 @@ use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 
-use agent_resume_core::{Catalog, PaneId, UnixMillis};
-use agent_resume_discover::process::{is_agent_program, ProcFs, ProcessTable};
+use agent_resume_core::{PaneId, UnixMillis};
+use agent_resume_discover::process::{ProcFs, ProcessTable};
 use agent_resume_store::{RowState, Store};
 use agent_resume_tmux::{foreground_group, LivePane, Tmux};
 use anyhow::Result;
 
 use agent_resume_engine::scan::{
-    exit_hint, homes, read_seen, scan, write_seen, Outcome, PaneRef, Seen, TMUX_SEEN,
+    exit_hint, homes, read_seen, runs_agent, scan, write_seen, Outcome, PaneRef, Seen, TMUX_SEEN,
 };
 
 /// Lines of scrollback read for an exit hint.
@@ -27,13 +27,7 @@ const HINT_HISTORY: u32 = 200;
 
 /// Whether the process `pid` itself runs a verified agent.
 fn is_agent(table: &dyn ProcessTable, pid: u32) -> bool {
-    table.process(pid).is_some_and(|p| {
-        Catalog::embedded()
-            .agents()
-            .iter()
-            .filter(|a| a.verified)
-            .any(|a| is_agent_program(a, &p.argv))
-    })
+    table.process(pid).is_some_and(|p| runs_agent(&p.argv))
 }
 
 /// Captures what the panes of `live` run, into the database at `db`; what

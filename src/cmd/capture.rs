@@ -4,6 +4,12 @@
 //! from the agent's own signs ([`agent_resume_engine::scan`]), then recorded through the
 //! capture state machine. One line per pane on stdout:
 //! `<pane>\t<agent or ->\t<outcome>\t<source or ->`.
+//!
+//! `capture launch` (hidden) is the background capture `note` starts when
+//! an agent command line runs ([`agent_resume_engine::launch`]): the same
+//! scan for that one pane, a few times over about half a minute. Inside
+//! tmux the pane's first process is tmux's `#{pane_pid}`, as `tmux save`
+//! scans it; elsewhere the shell that ran the line. Prints nothing.
 
 use std::process::ExitCode;
 
@@ -24,6 +30,19 @@ pub struct Args {
 enum Sub {
     /// Find each pane's agent in its process tree and record its session id.
     Scan(ScanArgs),
+    /// Scan one pane a few times after its shell started an agent (`note` starts it).
+    #[command(hide = true)]
+    Launch(LaunchArgs),
+}
+
+#[derive(clap::Args)]
+struct LaunchArgs {
+    /// The pane.
+    #[arg(long)]
+    pane: PaneId,
+    /// The shell that ran the agent's line.
+    #[arg(long)]
+    shell_pid: u32,
 }
 
 #[derive(clap::Args)]
@@ -50,7 +69,31 @@ fn parse_pane(text: &str) -> Result<PaneRef> {
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     match args.command {
         Sub::Scan(a) => scan_cmd(&a, o),
+        Sub::Launch(a) => launch_cmd(&a, o),
     }
+}
+
+#[cfg(target_os = "linux")]
+fn launch_cmd(args: &LaunchArgs, o: &Overrides) -> Result<ExitCode> {
+    use agent_resume_engine::launch::{watch, SystemClock};
+    if !config::gate_quiet(o).enabled || args.shell_pid <= 1 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let db = paths::db(o)?;
+    let pid = agent_resume_tmux::locate::first_process(args.pane).unwrap_or(args.shell_pid);
+    let pane = PaneRef {
+        pane: args.pane,
+        pid,
+    };
+    let table = agent_resume_discover::process::ProcFs;
+    watch(&table, &homes(), &db, &pane, &mut SystemClock)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// No process table on this platform: nothing to watch.
+#[cfg(not(target_os = "linux"))]
+fn launch_cmd(_args: &LaunchArgs, _o: &Overrides) -> Result<ExitCode> {
+    Ok(ExitCode::SUCCESS)
 }
 
 fn scan_cmd(args: &ScanArgs, o: &Overrides) -> Result<ExitCode> {

@@ -3,7 +3,8 @@
 //! `save` lists the kitty it runs in (`$KITTY_LISTEN_ON`, or `--to`) over
 //! remote control and stores its snapshot in the database, one per kitty
 //! instance (key `kitty:` and its socket), keeping each window's pane id
-//! across saves (`agent_resume_kitty::snapshot`). The shell integration runs
+//! across saves (`agent_resume_kitty::snapshot`); then records what each
+//! window's agent shows with no hook (`agent_resume_kitty::host::save_capturing`). The shell integration runs
 //! it in the background at every prompt inside kitty, so the snapshot is
 //! current while kitty runs, whatever way kitty ends. A socket that is not
 //! this user's own is never asked (`agent_resume_kitty::examine`), and no
@@ -91,7 +92,10 @@ fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {
     if !config::gate_quiet(o).enabled {
         return Ok(ExitCode::SUCCESS);
     }
-    save_instance(args.to.as_ref(), o)?;
+    let saved = host::save_capturing(args.to.as_deref(), o)?;
+    if let Err(e) = saved.capture {
+        eprintln!("agent-resume: kitty save: capture: {}", config::chain(&e));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,11 +6,17 @@
 //! agent process that shell started right after it ([`agent_resume_engine::evidence`]).
 //! Silent, and always exits 0: it runs before every agent command the user
 //! types.
+//!
+//! For an interactive run with its shell's pid it then starts the
+//! background capture of the pane ([`agent_resume_engine::launch`]) and
+//! returns at once: the agent is recorded within seconds even when the
+//! host saves nothing meanwhile.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
+use agent_resume_engine::launch;
 use agent_resume_store::OpenOptions;
 
 use crate::paths::Overrides;
@@ -71,5 +77,10 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
             args.shell_pid,
             when::now(),
         )
-        .ok()
+        .ok()?;
+    drop(store);
+    if let (false, Some(shell_pid)) = (headless, args.shell_pid) {
+        let _ = launch::spawn(&std::env::current_exe().ok()?, pane, shell_pid, o);
+    }
+    Some(())
 }

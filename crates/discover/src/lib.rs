@@ -70,6 +70,7 @@ mod registry;
 pub mod resolve;
 pub mod resumable;
 pub mod running;
+pub mod runtime;
 pub mod scan;
 mod store;
 pub mod text;

@@ -64,6 +64,8 @@ pub mod fs;
 pub mod handle;
 pub mod hooks;
 pub mod host;
+#[cfg(feature = "sqlite")]
+pub mod launch;
 pub mod paths;
 pub mod persistence;
 pub mod process;

@@ -1,6 +1,7 @@
 //! The CLI's only process spawning (tmux has its own crate): a chained
-//! notifier, the launch wrapper's exec, and an agent's `--version` asked by
-//! `install-hooks`.
+//! notifier, the launch wrapper's exec, an agent's `--version` asked by
+//! `install-hooks`, and the background capture `note` starts
+//! ([`crate::launch`]).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -20,6 +21,26 @@ pub fn spawn_detached(argv: &[String], last: &str) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn();
+}
+
+/// Starts `program` with `args` in the background: stdio on `/dev/null`
+/// (a shell reading the caller's output through a pipe or a command
+/// substitution never waits for it), in a process group of its own (the
+/// terminal's job control and its Ctrl-C never reach it), not waited for.
+/// For a caller that exits right after: the child is then reparented and
+/// reaped by init.
+pub fn spawn_background(
+    program: &std::path::Path,
+    args: &[std::ffi::OsString],
+) -> std::io::Result<()> {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map(drop)
 }
 
 /// Replaces this process with `argv`, run in `dir` (a resumed session's

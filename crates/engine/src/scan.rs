@@ -33,7 +33,7 @@ use agent_resume_core::{
     AgentKind, Capture, Catalog, IdSource, Observation, PaneId, Recording, UnixMillis,
 };
 use agent_resume_discover::lineage::{provenance, Top};
-use agent_resume_discover::process::{ProcessId, ProcessTable};
+use agent_resume_discover::process::{is_agent_program, ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
     agent_in, own_id, registry_id, session_of, Found, PaneAgent, Snapshot,
 };
@@ -138,6 +138,17 @@ pub struct Scanned {
 /// The agent's stores under the environment's homes.
 pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
+}
+
+/// Whether `argv` (a process's) runs a verified agent itself: a host that
+/// sees only its shell in a pane's foreground asks this of it before
+/// leaving the pane out of a scan.
+pub fn runs_agent(argv: &[String]) -> bool {
+    Catalog::embedded()
+        .agents()
+        .iter()
+        .filter(|a| a.verified)
+        .any(|a| is_agent_program(a, argv))
 }
 
 /// Whether `rec` was observed during the run that started at `started`.
@@ -321,6 +332,25 @@ pub fn scan(
         out[p.at].found = Some(found);
     }
     Ok(out)
+}
+
+/// [`scan`] over this machine's process table (`/proc`) and the agents'
+/// stores under the environment's homes. Without `/proc` (not Linux) no
+/// pane is scanned.
+pub fn scan_here(db: &Path, panes: &[PaneRef], now: UnixMillis) -> Result<Vec<Scanned>, ScanError> {
+    #[cfg(target_os = "linux")]
+    return scan(
+        &agent_resume_discover::process::ProcFs,
+        &homes(),
+        db,
+        panes,
+        now,
+    );
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (db, panes, now);
+        Ok(Vec::new())
+    }
 }
 
 /// What the tmux host remembers about a pane's agent between saves.
@@ -695,6 +725,43 @@ mod tests {
             "pane 1's session is not pane 2's new one"
         );
         assert_eq!(row(&db, pane(1)).map(|r| r.session_id), Some(ID.to_owned()));
+    }
+
+    /// Qwen holds its chat file open only while it writes: an hour after
+    /// it started (past correlation) its runtime sidecar alone names its
+    /// session, by its pid.
+    #[test]
+    fn a_qwen_is_recorded_from_its_runtime_sidecar_with_its_chat_file_closed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let chats = home.join(".qwen/projects/-w-p/chats");
+        std::fs::create_dir_all(&chats).expect("mkdir");
+        std::fs::write(chats.join(format!("{ID}.jsonl")), "").expect("writes");
+        std::fs::write(
+            chats.join(format!("{ID}.runtime.json")),
+            format!(
+                "{{\"schema_version\":1,\"pid\":12,\"session_id\":\"{ID}\",\
+                 \"work_dir\":\"/w/p\",\"started_at\":1000.5,\"qwen_version\":\"0.24.4\"}}"
+            ),
+        )
+        .expect("writes");
+        // `qwen` re-launches itself: the child (12) writes the sidecar.
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["qwen", "--model", "m"]),
+            (12, 11, &["qwen", "--model", "m"]),
+        ]);
+        let panes = [PaneRef {
+            pane: pane(1),
+            pid: 10,
+        }];
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 3_600_000)).expect("scans");
+        assert_eq!(out[0].outcome, Outcome::Recorded);
+        assert_eq!(out[0].found, Some(Found::Registry));
+        let rec = row(&db, pane(1)).expect("recorded");
+        assert_eq!((rec.agent, rec.session_id.as_str()), (AgentKind::Qwen, ID));
     }
 
     #[test]

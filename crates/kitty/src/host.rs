@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use agent_resume_core::{PaneId, Shell, TakeKey, UnixMillis};
 use agent_resume_engine::host::{places_of, Fate, Host, HostError, Live, Model, Recreated};
 use agent_resume_engine::paths::{self, Overrides};
+use agent_resume_engine::scan::{runs_agent, scan_here, ScanError, Scanned};
 use agent_resume_store::{OpenOptions, Store};
 
 use crate::{
@@ -117,6 +118,46 @@ fn now() -> UnixMillis {
 /// A socket that is not this user's own is refused before kitty is asked
 /// anything, and the lock is taken only beside a trusted database.
 pub fn save_instance(to: Option<&OsStr>, o: &Overrides) -> Result<Snapshot, SaveError> {
+    Ok(save(to, o)?.snapshot)
+}
+
+/// What [`save_capturing`] did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Saved {
+    /// The snapshot stored.
+    pub snapshot: Snapshot,
+    /// The zero-config capture of its windows: a failed one costs nothing
+    /// of the snapshot, stored before it.
+    pub capture: Result<Vec<Scanned>, ScanError>,
+}
+
+/// [`save_instance`], then the zero-config capture of the windows
+/// ([`crate::capture`]): each window whose foreground is not just its
+/// shell is scanned by the engine's scan, as `tmux save` scans tmux panes,
+/// after the lock is released.
+pub fn save_capturing(to: Option<&OsStr>, o: &Overrides) -> Result<Saved, SaveError> {
+    let saved = save(to, o)?;
+    let panes = crate::capture::panes(&saved.ls, &saved.snapshot, &runs_agent);
+    let capture = if panes.is_empty() {
+        Ok(Vec::new())
+    } else {
+        scan_here(&saved.db, &panes, now())
+    };
+    Ok(Saved {
+        snapshot: saved.snapshot,
+        capture,
+    })
+}
+
+/// A stored snapshot, with the listing it was made from and the database.
+struct Stored {
+    snapshot: Snapshot,
+    ls: Vec<crate::LsOsWindow>,
+    db: PathBuf,
+}
+
+fn save(to: Option<&OsStr>, o: &Overrides) -> Result<Stored, SaveError> {
     let Some(to) = to.filter(|t| !t.is_empty()) else {
         return Err(SaveError::NoAddress);
     };
@@ -139,7 +180,11 @@ pub fn save_instance(to: Option<&OsStr>, o: &Overrides) -> Result<Snapshot, Save
         PaneId::from_bytes(*uuid::Uuid::new_v4().as_bytes())
     });
     store.save_host_layout(&key, &serde_json::to_string(&snap)?, now())?;
-    Ok(snap)
+    Ok(Stored {
+        snapshot: snap,
+        ls,
+        db,
+    })
 }
 
 /// Why a session file could not be written.

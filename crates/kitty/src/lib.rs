@@ -49,6 +49,7 @@
 //! assert!(tab[1].env[0].starts_with(PANE_ENV));
 //! ```
 
+pub mod capture;
 mod command;
 pub mod doctor;
 pub mod host;

@@ -321,6 +321,28 @@ impl Tmux {
         Ok(text.trim().parse().ok())
     }
 
+    /// A pane's first process (`#{pane_pid}`) when the pane's stable id
+    /// is `id`: the process a save scans for that pane.
+    pub fn pane_pid_of(&self, target: &str, id: PaneId) -> Result<Option<u32>, TmuxError> {
+        let text = self.run(
+            "display-message",
+            &[
+                "display-message",
+                "-p",
+                "-t",
+                target,
+                "#{pane_pid} #{@agent_resume_pane}",
+            ],
+        )?;
+        let Some((pid, pane)) = text.trim().split_once(' ') else {
+            return Ok(None);
+        };
+        if pane.parse::<PaneId>().ok() != Some(id) {
+            return Ok(None);
+        }
+        Ok(pid.parse::<u32>().ok().filter(|p| *p > 1))
+    }
+
     /// Gives a pane its stable id.
     pub fn set_pane_id(&self, target: &str, id: PaneId) -> Result<(), TmuxError> {
         self.run(

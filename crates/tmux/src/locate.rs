@@ -157,6 +157,21 @@ fn from_env(pane: Option<&OsStr>) -> Result<Option<PaneId>> {
     }
 }
 
+/// The first process of the tmux pane this runs in (`#{pane_pid}`, the
+/// process `tmux save` scans for it), when that pane's stable id is `pane`;
+/// `None` outside tmux, for another pane's id, or when tmux does not answer.
+pub fn first_process(pane: PaneId) -> Option<u32> {
+    first_process_in(&Seen::here(), pane)
+}
+
+fn first_process_in(seen: &Seen, pane: PaneId) -> Option<u32> {
+    let (socket, target) = seen.tmux_pane()?;
+    Tmux::new(Socket::Path(socket))
+        .pane_pid_of(&target, pane)
+        .ok()
+        .flatten()
+}
+
 /// The stable id in pane `target`'s option; a fresh one when it has none
 /// and `claim` says so. The environment is not consulted.
 fn from_tmux(tmux: &Tmux, target: &str, claim: Claim) -> Result<Option<PaneId>> {
@@ -263,6 +278,34 @@ mod tests {
             s.tmux().pane_id(&s.pane).unwrap(),
             Some(got),
             "the fresh id is the pane's option"
+        );
+    }
+
+    #[test]
+    fn the_first_process_is_the_panes_only_for_the_id_the_pane_holds() {
+        let s = Server::start();
+        assert_eq!(first_process_in(&s.seen(None), id(5)), None, "no id yet");
+        s.tmux().set_pane_id(&s.pane, id(5)).unwrap();
+        let pid = s
+            .tmux()
+            .run(
+                "display-message",
+                &["display-message", "-p", "-t", &s.pane, "#{pane_pid}"],
+            )
+            .unwrap();
+        assert_eq!(
+            first_process_in(&s.seen(None), id(5)),
+            Some(pid.trim().parse().unwrap())
+        );
+        assert_eq!(
+            first_process_in(&s.seen(None), id(6)),
+            None,
+            "another pane's id"
+        );
+        assert_eq!(
+            first_process_in(&Seen::default(), id(5)),
+            None,
+            "outside tmux"
         );
     }
 

@@ -53,15 +53,33 @@ struct Ran {
 impl World {
     /// A user's world; `config` is added to the user's config.toml.
     fn new(config: &str) -> World {
-        for tool in ["tmux", "bash", "sleep", "sh"] {
+        for tool in ["tmux", "bash", "zsh", "fish", "sleep", "sh"] {
             require(tool);
         }
         let env = PrivateEnv::user(agent_resume());
         let root = env.root().to_owned();
         let home = env.home();
-        for d in [root.join("ran"), root.join("w/a"), root.join("w/b")] {
+        for d in [
+            root.join("ran"),
+            root.join("w/a"),
+            root.join("w/b"),
+            home.join(".config/fish"),
+            // fish skips its background man-page scan when this exists.
+            home.join(".local/share/fish/generated_completions"),
+        ] {
             fs::create_dir_all(d).unwrap();
         }
+        fs::write(
+            home.join(".zshrc"),
+            "PS1='zsh%% '\neval \"$(agent-resume init zsh)\"\n",
+        )
+        .unwrap();
+        fs::write(
+            home.join(".config/fish/config.fish"),
+            "function fish_prompt\n    printf 'fish> '\nend\nfunction fish_greeting\nend\n\
+             agent-resume init fish | source\n",
+        )
+        .unwrap();
         let claude = root.join("bin/claude");
         fs::write(&claude, CLAUDE).unwrap();
         fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
@@ -128,12 +146,18 @@ impl World {
 
     /// Waits for the last line of `target`'s screen to be the prompt.
     fn wait_prompt(&self, target: &str) {
-        self.tmux.wait_screen(target, "the bash prompt", |s| {
-            s.lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| l.trim_end() == "bash$")
-        });
+        self.wait_shell_prompt(target, "bash$");
+    }
+
+    /// Waits for the last line of `target`'s screen to be `prompt`.
+    fn wait_shell_prompt(&self, target: &str, prompt: &str) {
+        self.tmux
+            .wait_screen(target, &format!("the {prompt} prompt"), |s| {
+                s.lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .is_some_and(|l| l.trim_end() == prompt)
+            });
     }
 
     /// Whether a `tmux save` or `tmux start` of this world runs.
@@ -557,5 +581,192 @@ fn a_restore_resumes_the_pane_in_front_first_and_never_more_agents_at_once_than_
         log.contains("at most 2 starting at once") || log.contains("at most 1 starting"),
         "{log}"
     );
+    detach(client);
+}
+
+/// The shells of the ask test, each in its own window: program, prompt.
+const SHELLS: [(&str, &str); 3] = [("bash", "bash$"), ("zsh", "zsh%"), ("fish", "fish>")];
+
+/// `restore = "ask"`: after a restart each pane's shell asks one line
+/// before it resumes; `answers` is the key typed in bash, zsh and fish.
+fn ask(answers: [&str; 3]) {
+    let w = World::new("restore = \"ask\"\n");
+    let t = &w.tmux;
+    let a = w.dir("a");
+    t.ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "-c",
+        &a,
+    ]);
+    for (i, (program, _)) in SHELLS.iter().enumerate().skip(1) {
+        t.ok(&[
+            "new-window",
+            "-d",
+            "-t",
+            &format!("=work:{i}"),
+            "-c",
+            &a,
+            program,
+        ]);
+    }
+    for (i, (_, prompt)) in SHELLS.iter().enumerate() {
+        let target = format!("=work:{i}.0");
+        w.wait_shell_prompt(&target, prompt);
+        // bash's run carries a posture flag, which the question names.
+        let line = if i == 0 {
+            "claude --dangerously-skip-permissions"
+        } else {
+            "claude"
+        };
+        t.type_line(&target, line);
+        wait_for("the stand-in to report", || {
+            (w.runs().len() == i + 1).then_some(())
+        });
+    }
+    w.wait_settled();
+    let out = w.cli(&["tmux", "save", "-L", t.socket()]).output();
+    assert!(out.status.success(), "{out:?}");
+    let saved = w.saved();
+    w.reboot();
+
+    let client = w.attach_new();
+    wait_for("the saved panes to be made", || {
+        let out = w.tmux.run(&[
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name}:#{window_index}.#{pane_index}",
+        ]);
+        let made = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| saved.contains_key(*l))
+            .count();
+        (made == saved.len()).then_some(())
+    });
+    for (i, (shell, _)) in SHELLS.iter().enumerate() {
+        let target = format!("=work:{i}.0");
+        let screen = w
+            .tmux
+            .wait_screen(&target, &format!("{shell}'s question"), |s| {
+                s.contains("[y/N]")
+            });
+        assert!(
+            screen.contains("agent-resume: resume claude in"),
+            "{screen}"
+        );
+        assert_eq!(
+            screen.contains("(carries --dangerously-skip-permissions)"),
+            i == 0,
+            "{screen}"
+        );
+        assert!(
+            w.resumed().get(&saved[&format!("work:{i}.0")]).is_none(),
+            "asked first"
+        );
+    }
+    for (i, key) in answers.iter().enumerate() {
+        w.tmux
+            .ok(&["send-keys", "-t", &format!("=work:{i}.0"), "-l", key]);
+    }
+    for (i, ((shell, prompt), key)) in SHELLS.iter().zip(answers).enumerate() {
+        let target = format!("=work:{i}.0");
+        let pane = &saved[&format!("work:{i}.0")];
+        if key == "y" {
+            wait_for(&format!("{shell}'s claude to resume"), || {
+                w.resumed().contains_key(pane).then_some(())
+            });
+        } else {
+            // A plain shell: its prompt, and nothing typed into it.
+            w.wait_shell_prompt(&target, prompt);
+            let line = w.tmux.ok(&[
+                "display-message",
+                "-p",
+                "-t",
+                &target,
+                "#{pane_current_command}",
+            ]);
+            assert_eq!(line.trim(), *shell, "{shell}: a plain shell");
+            assert!(
+                !w.resumed().contains_key(pane),
+                "{shell} resumed after {key:?}"
+            );
+        }
+    }
+    let declined = answers.iter().filter(|k| **k != "y").count();
+    wait_for("the declines in telemetry", || {
+        let text = fs::read_to_string(
+            w.root()
+                .join("home/.local/state/agent-resume/telemetry.jsonl"),
+        )
+        .unwrap_or_default();
+        (text.matches("\"declined\"").count() == declined).then_some(())
+    });
+    detach(client);
+}
+
+#[test]
+fn with_restore_ask_each_shell_asks_and_resumes_only_on_yes() {
+    ask(["y", "n", "y"]);
+}
+
+#[test]
+fn with_restore_ask_any_key_but_yes_leaves_a_plain_shell() {
+    ask(["\r", "y", "x"]);
+}
+
+#[test]
+fn a_resume_the_agent_refuses_is_reported_as_exited_and_its_recording_is_kept() {
+    let w = World::new("");
+    let ids = w.build();
+    let saved = w.saved();
+    w.reboot();
+    let client = w
+        .tmux
+        .command()
+        .env("STANDIN_REFUSE_RESUME", "1")
+        .args(["-C", "new-session", "-x", "160", "-y", "50"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let log = wait_for("the start to follow both resumes to their end", || {
+        fs::read_to_string(w.log())
+            .ok()
+            .filter(|l| l.contains("agent(s) resumed"))
+    });
+    assert!(
+        log.contains("2 agent(s) resumed: 0 confirmed, 0 not confirmed, 2 exited at once"),
+        "{log}"
+    );
+    let telemetry = fs::read_to_string(
+        w.root()
+            .join("home/.local/state/agent-resume/telemetry.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(
+        telemetry.matches("\"resume_exited\"").count(),
+        2,
+        "{telemetry}"
+    );
+    // The recordings stay for the next restart.
+    let db = rusqlite::Connection::open(w.db()).unwrap();
+    for (place, id) in &ids {
+        let kept: String = db
+            .query_row(
+                "SELECT session_id FROM agent_sessions WHERE pane = ?1",
+                [&saved[place]],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(&kept, id, "{place}");
+    }
     detach(client);
 }

@@ -141,6 +141,8 @@ function __agent_resume_answered
     test -n "$what"; or return 0
     __agent_resume_run_taken $what; and return 0
     __agent_resume_publish
+    # A question `take` asked (`restore = "ask"`) wrote over the prompt.
+    commandline -f repaint
     return 0
 end
 

@@ -667,7 +667,7 @@ fn ask(answers: [&str; 3]) {
             "{screen}"
         );
         assert!(
-            w.resumed().get(&saved[&format!("work:{i}.0")]).is_none(),
+            !w.resumed().contains_key(&saved[&format!("work:{i}.0")]),
             "asked first"
         );
     }

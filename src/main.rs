@@ -33,6 +33,14 @@ struct Cli {
     config: Option<PathBuf>,
 }
 
+/// `follow`'s arguments.
+#[derive(clap::Args)]
+struct FollowArgs {
+    /// The restore queue's id.
+    #[arg(long)]
+    queue: String,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build the resume line for one agent session (refused: exit 3).
@@ -52,6 +60,9 @@ enum Command {
     /// Shell integration: a resumed agent ended, with this exit status.
     #[command(hide = true)]
     Ended(cmd::ended::Args),
+    /// Follow a restore's resumes to their end, into the restore log.
+    #[command(hide = true)]
+    Follow(FollowArgs),
     /// List what the store holds.
     Recordings(cmd::recordings::Args),
     /// Dry run: every pane of a layout with its verdict, reason and command.
@@ -157,6 +168,13 @@ fn main() -> ExitCode {
         Command::Record(args) => cmd::record::run(args, &paths),
         Command::Forget(args) => cmd::forget::run(args, &paths),
         Command::Ended(args) => Ok(cmd::ended::run(args, &paths)),
+        Command::Follow(args) => {
+            let mut log = restore_log::Log::append();
+            restore_log::follow(&args.queue, &Default::default(), &paths, &mut |m| {
+                log.line(m)
+            });
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Recordings(args) => cmd::recordings::run(args, &paths),
         Command::Plan(args) => cmd::plan::run(args, &paths, false),
         Command::Restore(args) => cmd::plan::run(args, &paths, true),

@@ -6,7 +6,12 @@
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 
-use agent_resume_engine::restore::Report;
+use std::collections::HashMap;
+
+use agent_resume_core::PaneId;
+use agent_resume_engine::host::Place;
+use agent_resume_engine::paths::Overrides;
+use agent_resume_engine::restore::{self, Report};
 use agent_resume_tmux::start::Started;
 
 /// The log of this run; a log that cannot be written drops its lines.
@@ -17,6 +22,15 @@ pub struct Log {
 impl Log {
     /// The log, emptied.
     pub fn open() -> Log {
+        Log::opened(true)
+    }
+
+    /// The log, written after what it holds.
+    pub fn append() -> Log {
+        Log::opened(false)
+    }
+
+    fn opened(fresh: bool) -> Log {
         let file = agent_resume_engine::telemetry::path()
             .ok()
             .map(|p| p.with_file_name("restore.log"))
@@ -31,7 +45,8 @@ impl Log {
                 std::fs::OpenOptions::new()
                     .create(true)
                     .write(true)
-                    .truncate(true)
+                    .append(!fresh)
+                    .truncate(fresh)
                     .mode(0o600)
                     .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
                     .open(path)
@@ -69,4 +84,60 @@ fn summary(report: &Report) -> String {
         report.plans.len(),
         report.armed
     )
+}
+
+/// Follows restore queue `queue` ([`restore::watch::watch`]): one line per
+/// pane as its agent starts and as it settles (named by its place in
+/// `places`, else its id), then the summary.
+pub fn follow(
+    queue: &str,
+    places: &HashMap<PaneId, Place>,
+    o: &Overrides,
+    say: &mut dyn FnMut(&str),
+) {
+    let Ok(path) = agent_resume_engine::telemetry::path() else {
+        return;
+    };
+    let mut sink = agent_resume_engine::telemetry::FileSink::new(path);
+    let place = |pane: PaneId| {
+        places
+            .get(&pane)
+            .map_or_else(|| pane.to_string(), |p| p.position.to_string())
+    };
+    let secs = |ms: i64| format!("{:.1}s", ms as f64 / 1000.0);
+    let summary = restore::watch::watch(
+        o,
+        queue,
+        &crate::when::now,
+        &mut sink,
+        &mut |pane, agent, seen| {
+            let agent = agent.map_or("agent", |a| a.as_str());
+            let line = match seen {
+                restore::watch::Seen::Started { after } => {
+                    format!("{}: {agent} starting ({})", place(pane), secs(after))
+                }
+                restore::watch::Seen::Settled { proof, after } => format!(
+                    "{}: {agent} {} ({})",
+                    place(pane),
+                    proof.as_str().replace('_', " "),
+                    secs(after)
+                ),
+                restore::watch::Seen::NotStarted => format!("{}: {agent} not started", place(pane)),
+            };
+            say(&line);
+        },
+    );
+    say(&restore::watch::summary_line(&summary));
+}
+
+/// Follows `queue` from a process of its own (`agent-resume follow`), for
+/// a caller that ends before its resumes do.
+pub fn follow_in_background(queue: &str) {
+    let Ok(me) = std::env::current_exe() else {
+        return;
+    };
+    let _ = agent_resume_engine::process::spawn_background(
+        &me,
+        &["follow".into(), "--queue".into(), queue.into()],
+    );
 }

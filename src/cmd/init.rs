@@ -65,11 +65,27 @@ pub fn script(target: Target) -> anyhow::Result<String> {
 /// else made — and one socket per instance (kitty appends `-<its pid>`);
 /// `socket-only` refuses remote control from programs in windows that do
 /// not use that socket.
+///
+/// Then `startup_session`, naming a session file of one window written
+/// beside the socket, `launch <agent-resume> kitty start`: kitty started
+/// as usual restores the kitty saved last, or that window becomes the
+/// shell (`agent_resume_kitty::start`).
 fn kitty_conf() -> anyhow::Result<String> {
     let dir = crate::paths::state()?.join("kitty");
     let listen_on = agent_resume_kitty::listen_on_line(&dir)?;
-    Ok(format!("{KITTY_CONF}{listen_on}"))
+    let bin = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.into_os_string().into_string().ok())
+        .unwrap_or_default();
+    let startup = agent_resume_kitty::start::startup_line(&dir, &bin)?;
+    Ok(format!("{KITTY_CONF}{listen_on}{STARTUP_CONF}{startup}"))
 }
+
+/// The comment before `startup_session`.
+pub const STARTUP_CONF: &str = "\
+# agent-resume: kitty started as usual (a launcher, `kitty`) restores the
+# kitty saved last; with nothing to restore the window is your shell.
+";
 
 /// The kitty.conf lines before `listen_on`.
 pub const KITTY_CONF: &str = "\

@@ -208,50 +208,11 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
     }
     let wait = args.wait || (!args.no_wait && !args.json && std::io::stdout().is_terminal());
     if wait && !args.dry_run {
-        follow(&restored, o, &mut |line| println!("{line}"));
+        if let Some(queue) = &restored.queue {
+            crate::restore_log::follow(queue, &restored.places, o, &mut |line| println!("{line}"));
+        }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Follows the restore's queue ([`restore::watch::watch`]): one line per
-/// pane as its agent starts and as it settles, then the summary.
-fn follow(report: &Report, o: &Overrides, say: &mut dyn FnMut(&str)) {
-    let Some(queue) = &report.queue else {
-        return;
-    };
-    let mut sink = agent_resume_engine::telemetry::FileSink::new(
-        match agent_resume_engine::telemetry::path() {
-            Ok(p) => p,
-            Err(_) => return,
-        },
-    );
-    let place = |pane| {
-        report
-            .places
-            .get(&pane)
-            .map_or_else(|| pane.to_string(), |p| p.position.to_string())
-    };
-    let secs = |ms: i64| format!("{:.1}s", ms as f64 / 1000.0);
-    let summary =
-        restore::watch::watch(o, queue, &when::now, &mut sink, &mut |pane, agent, seen| {
-            let agent = agent.map_or("agent", |a| a.as_str());
-            let line = match seen {
-                restore::watch::Seen::Started { after } => {
-                    format!("{}: {agent} starting ({})", place(pane), secs(after))
-                }
-                restore::watch::Seen::Settled { proof, after } => {
-                    format!(
-                        "{}: {agent} {} ({})",
-                        place(pane),
-                        proof.as_str().replace('_', " "),
-                        secs(after)
-                    )
-                }
-                restore::watch::Seen::NotStarted => format!("{}: {agent} not started", place(pane)),
-            };
-            say(&line);
-        });
-    say(&restore::watch::summary_line(&summary));
 }
 
 /// The restore sequence over this server, its notes on stderr and its
@@ -288,7 +249,9 @@ fn start(server: &Server, o: &Overrides) -> Result<ExitCode> {
         Ok(done) => {
             log.started(&done);
             if let agent_resume_tmux::start::Started::Restored(report) = &done {
-                follow(report, o, &mut |m| log.line(m));
+                if let Some(queue) = &report.queue {
+                    crate::restore_log::follow(queue, &report.places, o, &mut |m| log.line(m));
+                }
             }
         }
         Err(e) => log.line(&format!("tmux start: {}", config::chain(&e))),

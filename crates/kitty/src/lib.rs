@@ -57,6 +57,7 @@ mod listing;
 mod model;
 mod reread;
 mod socket;
+pub mod start;
 mod value;
 mod writer;
 

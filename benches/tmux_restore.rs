@@ -172,6 +172,11 @@ impl World {
                 (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
                 (os("RAN"), root.join("ran").into_os_string()),
                 (os("AGENT_RESUME"), os("1")),
+                // P4 is the manual command making the panes: no start-up
+                // restore of its own, and no staggering of the agents
+                // (benches/restore_start.rs measures that).
+                (os("AGENT_RESUME_RESTORE"), os("manual")),
+                (os("AGENT_RESUME_MAX_CONCURRENT_RESUMES"), os("64")),
                 (os(MARKER), root.clone().into_os_string()),
             ]
         };

@@ -32,8 +32,9 @@ use crate::pane::PaneId;
 use crate::posture::UnixMillis;
 
 /// How long a started agent counts as starting when it reports nothing:
-/// agents without a hook, and hooks that never fire, hold a slot no longer.
-pub const READY_WAIT: i64 = 5_000;
+/// agents without a hook, and hooks that never fire, hold a slot no longer
+/// (about the time a real agent takes to draw its UI on a small machine).
+pub const READY_WAIT: i64 = 3_000;
 
 /// How long a pane ranked earlier may keep a later one waiting before its
 /// own take has even arrived (its shell is still starting).

@@ -130,6 +130,27 @@ pub fn checks(
             .fix(format!("agent-resume init kitty >> {}", paths::show(&conf))),
         });
         if found.is_some() {
+            let start = dir.join(crate::start::START_SESSION);
+            let line = format!("startup_session {}", paths::show(&start));
+            let has = file_with_lines(std::slice::from_ref(&conf), &[line.as_str()]).is_some()
+                && start.is_file();
+            out.push(if has {
+                Check::new(
+                    "kitty.start",
+                    Status::Pass,
+                    "kitty started as usual restores the kitty saved last",
+                )
+            } else {
+                Check::new(
+                    "kitty.start",
+                    Status::Warn,
+                    format!(
+                        "{} names no start session of agent-resume: kitty started as usual restores nothing (`agent-resume kitty session` does)",
+                        paths::show(&conf)
+                    ),
+                )
+                .fix("agent-resume init kitty | grep startup_session >> ".to_owned() + &paths::show(&conf))
+            });
             out.push(match check_private_dir(dir) {
                 Ok(()) => Check::new(
                     "kitty.dir",

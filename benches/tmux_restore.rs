@@ -36,8 +36,23 @@
 //! until a second after every agent ran (the teardown's are not counted);
 //! `TMUX_RESTORE_TRACES=<dir>` keeps the traces there.
 //!
+//! **Staggered** (goals R1–R3 of issue 22): 50 claude panes in 10 windows
+//! whose stand-ins take `STANDIN_READY` (0.3 s) to be ready and then
+//! report their conversation through `agent-resume hook claude`, as the
+//! real agent's hook does, restored with `max_concurrent_resumes = 2`:
+//! R1, the time from spawning the restore until the focused pane's agent
+//! is ready (the pane the restore queued first), against a single-pane
+//! restore of the same kind in the same run (goal ≤ 1.2); R2, the most
+//! agents starting (started, not yet ready) at one moment, from the
+//! stand-ins' own time stamps (goal ≤ the cap); R3, the time until every
+//! agent is ready against the plain tmux script with the same cap (each
+//! pane's first prompt takes one of two slots, `mkdir` locks, released by
+//! the stand-in once ready; goal ≤ 1.5).
+//!
 //! Reproduce: `cargo build --release && cargo bench --bench tmux_restore`
-//! (`TMUX_RESTORE_PANES=8` for one size only).
+//! (`TMUX_RESTORE_PANES=8` for one size only; `TMUX_RESTORE_STAGGER=only`
+//! for R1–R3 only, `=no` to leave them out; `TMUX_STAGGER_CYCLES`, default
+//! 5).
 
 #[path = "support/ratio.rs"]
 mod ratio;
@@ -75,6 +90,46 @@ const FLOOR_BASHRC: &str = "PS1='bench$ '\n\
     __floor_first() { PROMPT_COMMAND=; [ -n \"${FLOOR_LINE-}\" ] && eval \"$FLOOR_LINE\"; }\n\
     PROMPT_COMMAND=__floor_first\n";
 
+/// The staggered stand-in (claude only): ready after `$STANDIN_READY`
+/// seconds, it reports its conversation as the real agent's hook does,
+/// frees the floor's slot, and writes its directory, pane, start and ready
+/// times (ns) and argv to `$RAN/<pid>`.
+const STAGGER_STANDIN: &str = r#"#!/bin/sh
+# Stand-in agent for benches/tmux_restore.rs (staggered). Not a real agent.
+started=$(date +%s%N)
+id= prev=
+for a in "$@"; do [ "$prev" = --resume ] && id=$a; prev=$a; done
+sleep "$STANDIN_READY"
+# Ready: the moment it reports its session start, as the real one's hook.
+ready=$(date +%s%N)
+[ -n "${FLOOR_SLOT-}" ] && rmdir "$FLOOR_SLOT"
+printf '{"session_id":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"resume"}' "$id" "$PWD" \
+  | agent-resume hook claude >/dev/null 2>&1
+printf '%s\n' "$PWD" "${AGENT_RESUME_PANE:--}" "$started" "$ready" "${0##*/}" "$@" > "$RAN/$$.part" && mv "$RAN/$$.part" "$RAN/$$"
+exec sleep 86400
+"#;
+
+/// The cap of the staggered restore, and its floor's slots.
+const STAGGER_CAP: usize = 2;
+
+/// The staggered floor's `.bashrc`: at the first prompt, the pane's agent
+/// line runs once one of the slots is taken (`mkdir` is atomic); the
+/// stand-in frees it once ready.
+const STAGGER_FLOOR_BASHRC: &str = "PS1='bench$ '\n\
+    __floor_first() { PROMPT_COMMAND=; [ -n \"${FLOOR_LINE-}\" ] || return;\n\
+      while :; do for i in 0 1; do mkdir \"$SLOTS/$i\" 2>/dev/null && { export FLOOR_SLOT=$SLOTS/$i; eval \"$FLOOR_LINE\"; return; }; done; sleep 0.02; done; }\n\
+    PROMPT_COMMAND=__floor_first\n";
+
+/// Which restore a world measures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// P4: every agent at once, stand-ins that report nothing.
+    Plain,
+    /// R1–R3: claude stand-ins that are ready after 0.3 s, at most
+    /// [`STAGGER_CAP`] starting at once.
+    Staggered,
+}
+
 /// The environment variable marking every process of the bench.
 const MARKER: &str = "AGENT_RESUME_BENCH_WORLD";
 
@@ -103,6 +158,7 @@ struct World {
     dir: tempfile::TempDir,
     bin: PathBuf,
     panes: usize,
+    mode: Mode,
     restore: Side,
     floor: Side,
 }
@@ -116,7 +172,7 @@ struct Counts {
 }
 
 impl World {
-    fn new(bin: &Path, panes: usize) -> World {
+    fn new(bin: &Path, panes: usize, mode: Mode) -> World {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir.path().to_owned();
         let home = root.join("home");
@@ -127,12 +183,17 @@ impl World {
             root.join("bin"),
             root.join("ran"),
             root.join("tmux"),
+            root.join("slots"),
         ] {
             fs::create_dir_all(d).expect("mkdir");
         }
+        let standin = match mode {
+            Mode::Plain => STANDIN,
+            Mode::Staggered => STAGGER_STANDIN,
+        };
         for name in ["claude", "codex", "gemini"] {
             let p = root.join("bin").join(name);
-            fs::write(&p, STANDIN).expect("writes the stand-in");
+            fs::write(&p, standin).expect("writes the stand-in");
             fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
         }
         fs::write(
@@ -146,7 +207,11 @@ impl World {
              run-shell 'agent-resume init tmux | tmux source-file -'\n",
         )
         .expect("writes .tmux.conf");
-        fs::write(floor_home.join(".bashrc"), FLOOR_BASHRC).expect("writes the floor's .bashrc");
+        let floor_bashrc = match mode {
+            Mode::Plain => FLOOR_BASHRC,
+            Mode::Staggered => STAGGER_FLOOR_BASHRC,
+        };
+        fs::write(floor_home.join(".bashrc"), floor_bashrc).expect("writes the floor's .bashrc");
         fs::write(
             floor_home.join(".tmux.conf"),
             "set -g default-command \"bash -i\"\n",
@@ -172,11 +237,16 @@ impl World {
                 (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
                 (os("RAN"), root.join("ran").into_os_string()),
                 (os("AGENT_RESUME"), os("1")),
-                // P4 is the manual command making the panes: no start-up
-                // restore of its own, and no staggering of the agents
-                // (benches/restore_start.rs measures that).
+                // The restore is the manual command, timed from its spawn:
+                // no start-up restore of the server it makes. P4 measures
+                // the making of panes, so nothing is staggered there.
                 (os("AGENT_RESUME_RESTORE"), os("manual")),
-                (os("AGENT_RESUME_MAX_CONCURRENT_RESUMES"), os("64")),
+                (
+                    os("AGENT_RESUME_MAX_CONCURRENT_RESUMES"),
+                    os(if mode == Mode::Staggered { "2" } else { "64" }),
+                ),
+                (os("STANDIN_READY"), os("0.3")),
+                (os("SLOTS"), root.join("slots").into_os_string()),
                 (os(MARKER), root.clone().into_os_string()),
             ]
         };
@@ -184,6 +254,7 @@ impl World {
         World {
             bin: bin.to_owned(),
             panes,
+            mode,
             restore: Side {
                 socket: format!("ar-bench-{pid}-{panes}"),
                 env: env(&home),
@@ -360,9 +431,11 @@ impl World {
         let mut recorded = 0;
         for (i, line) in listed.lines().enumerate() {
             let (pane, cwd) = line.split_once('\t').expect("a list-panes line");
-            let invocation = match i % 3 {
-                0 => "claude --model opus --permission-mode acceptEdits",
-                1 => "codex -m gpt-5 -s workspace-write",
+            let invocation = match (self.mode, i % 3) {
+                (Mode::Staggered, _) | (_, 0) => {
+                    "claude --model opus --permission-mode acceptEdits"
+                }
+                (_, 1) => "codex -m gpt-5 -s workspace-write",
                 _ => "gemini -m gemini-2.5-pro",
             };
             let agent = invocation.split(' ').next().expect("a program word");
@@ -453,9 +526,11 @@ impl World {
                 let _ = fs::remove_file(&to);
             }
         }
-        let ran = self.root().join("ran");
-        fs::remove_dir_all(&ran).expect("clears ran/");
-        fs::create_dir_all(&ran).expect("mkdir ran/");
+        for d in ["ran", "slots"] {
+            let dir = self.root().join(d);
+            fs::remove_dir_all(&dir).expect("clears a scratch dir");
+            fs::create_dir_all(&dir).expect("mkdirs a scratch dir");
+        }
     }
 
     /// The stand-ins started so far: directory → argv.
@@ -467,9 +542,77 @@ impl World {
             .filter_map(|e| {
                 let text = fs::read_to_string(e.path()).ok()?;
                 let mut lines = text.lines().map(str::to_owned);
-                Some((lines.next()?, lines.collect()))
+                let dir = lines.next()?;
+                if self.mode == Mode::Staggered {
+                    // The pane and the two time stamps.
+                    lines.nth(2)?;
+                }
+                Some((dir, lines.collect()))
             })
             .collect()
+    }
+
+    /// The staggered stand-ins' own stamps: pane, started, ready (ns).
+    fn stamps(&self) -> Vec<(String, u128, u128)> {
+        fs::read_dir(self.root().join("ran"))
+            .expect("reads ran/")
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().ends_with(".part"))
+            .filter_map(|e| {
+                let text = fs::read_to_string(e.path()).ok()?;
+                let l: Vec<&str> = text.lines().collect();
+                Some((
+                    l.get(1)?.to_string(),
+                    l.get(2)?.parse().ok()?,
+                    l.get(3)?.parse().ok()?,
+                ))
+            })
+            .collect()
+    }
+
+    /// The pane the restore queued first (the one in front).
+    fn first_queued(&self) -> String {
+        let db = rusqlite::Connection::open(self.db()).expect("opens the database");
+        db.query_row("SELECT pane FROM resumes WHERE rank = 0", [], |r| r.get(0))
+            .expect("a queued pane")
+    }
+
+    /// One staggered restore: until every agent is ready, until the pane
+    /// in front is ready, and the most agents starting at once.
+    fn staggered_cycle(&self) -> (Duration, Duration, usize) {
+        self.reset();
+        let epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_nanos();
+        let start = Instant::now();
+        let child = self.spawn_restore(&["/usr/bin/env"]);
+        let all = self.wait_started(start, || {});
+        let out = child.wait_with_output().expect("the restore exits");
+        assert!(
+            out.status.success(),
+            "restore failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stamps = self.stamps();
+        let front = self.first_queued();
+        let ready = stamps
+            .iter()
+            .find(|(p, _, _)| *p == front)
+            .map(|s| s.2)
+            .expect("the pane in front ran");
+        let focused = Duration::from_nanos(u64::try_from(ready.saturating_sub(epoch)).unwrap_or(0));
+        let peak = peak(&stamps);
+        self.kill();
+        (all, focused, peak)
+    }
+
+    /// One run of the floor script, with the most agents starting at once.
+    fn staggered_floor_cycle(&self) -> (Duration, usize) {
+        let d = self.floor_cycle_keeping();
+        let p = peak(&self.stamps());
+        self.kill();
+        (d, p)
     }
 
     /// Waits until every stand-in started, calling `poll` between looks;
@@ -547,6 +690,13 @@ impl World {
 
     /// One run of the floor script: until every stand-in started.
     fn floor_cycle(&self) -> Duration {
+        let d = self.floor_cycle_keeping();
+        self.kill();
+        d
+    }
+
+    /// [`World::floor_cycle`], leaving its server and stand-ins running.
+    fn floor_cycle_keeping(&self) -> Duration {
         self.reset();
         let child = self.spawn_floor(&["/bin/sh"]);
         let start = Instant::now();
@@ -557,7 +707,6 @@ impl World {
             "the floor script failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        self.kill();
         all_started
     }
 
@@ -668,6 +817,94 @@ fn wait(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// The most intervals (started, ready) open at one moment; a slot freed
+/// and taken at the same instant counts once.
+fn peak(stamps: &[(String, u128, u128)]) -> usize {
+    let mut edges: Vec<(u128, i32)> = stamps
+        .iter()
+        .flat_map(|(_, s, r)| [(*s, 1), (*r, -1)])
+        .collect();
+    edges.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, d) in edges {
+        now += d;
+        most = most.max(now);
+    }
+    usize::try_from(most).unwrap_or(0)
+}
+
+/// R1–R3 (see the module docs).
+fn staggered(bin: &Path) {
+    let cycles: usize = std::env::var("TMUX_STAGGER_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(5);
+    println!(
+        "tmux_restore: staggered, 50 agent panes in 10 windows, ready after 0.3 s, \
+         max_concurrent_resumes = {STAGGER_CAP}, {cycles} interleaved pairs (+1 warm-up each)"
+    );
+    let many = World::new(bin, 50, Mode::Staggered);
+    let layouts = many.prepare();
+    let one = World::new(bin, 1, Mode::Staggered);
+    one.prepare();
+    let _ = many.staggered_cycle();
+    let _ = one.staggered_cycle();
+    many.write_floor(&layouts, &many.started());
+    many.kill();
+    let _ = many.staggered_floor_cycle();
+    let mut peaks = Vec::new();
+    let r1 = ratio::paired_timed(
+        cycles,
+        || {
+            let (_, focused, p) = many.staggered_cycle();
+            peaks.push(p);
+            focused
+        },
+        || one.staggered_cycle().1,
+    );
+    ratio::report(
+        "R1",
+        "tmux restore --recreate, 50 staggered agent panes, until the pane in front is ready",
+        "the same restore of a single pane, until it is ready",
+        Some(1.2),
+        &r1,
+    );
+    let mut floor_peaks = Vec::new();
+    let r3 = ratio::paired_timed(
+        cycles,
+        || {
+            let (all, _, p) = many.staggered_cycle();
+            peaks.push(p);
+            all
+        },
+        || {
+            let (d, p) = many.staggered_floor_cycle();
+            floor_peaks.push(p);
+            d
+        },
+    );
+    ratio::report(
+        "R3",
+        "tmux restore --recreate, 50 staggered agent panes, until every agent is ready",
+        "plain tmux script, same layout and stand-ins, the same cap (mkdir slots)",
+        Some(1.5),
+        &r3,
+    );
+    let most = peaks.iter().copied().max().unwrap_or(0);
+    println!(
+        "R2 peak agents starting at once: {most} in {} restores (goal <= {STAGGER_CAP}: {}); \
+         the floor script's own peak {}",
+        peaks.len(),
+        if most <= STAGGER_CAP {
+            "holds"
+        } else {
+            "MISSED"
+        },
+        floor_peaks.iter().copied().max().unwrap_or(0)
+    );
+}
+
 fn median<T: Copy + Ord>(mut v: Vec<T>) -> T {
     v.sort();
     v[v.len() / 2]
@@ -705,6 +942,11 @@ fn main() {
          {cycles} interleaved pairs (+1 warm-up each)",
         bin.display()
     );
+    let stagger = std::env::var("TMUX_RESTORE_STAGGER").unwrap_or_default();
+    if stagger == "only" {
+        staggered(&bin);
+        return;
+    }
     // `TMUX_RESTORE_PANES=8` (or `8,50`) measures only those sizes.
     let sizes: Vec<usize> = match std::env::var("TMUX_RESTORE_PANES") {
         Ok(list) => list
@@ -714,7 +956,7 @@ fn main() {
         Err(_) => SIZES.to_vec(),
     };
     for panes in sizes {
-        let world = World::new(&bin, panes);
+        let world = World::new(&bin, panes, Mode::Plain);
         let layouts = world.prepare();
         let _ = world.cycle();
         world.write_floor(&layouts, &world.started());
@@ -759,5 +1001,8 @@ fn main() {
                 println!("{panes:>3} agent panes: strace is not installed; processes not counted")
             }
         }
+    }
+    if stagger != "no" {
+        staggered(&bin);
     }
 }

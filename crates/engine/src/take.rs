@@ -158,9 +158,9 @@ pub fn decide(armed: &Armed<'_>, req: &Request<'_>) -> (Taken, Event) {
     }
 }
 
-/// Between two steps of a waiting take.
+/// Between two steps of a waiting take: from the first to the longest.
 #[cfg(feature = "sqlite")]
-const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+const TURN_POLL: (u64, u64) = (20, 100);
 
 /// Waits until `pane`'s agent may start (see
 /// [`agent_resume_core::stagger`]): at once when the pane is in no
@@ -174,6 +174,7 @@ pub fn wait_turn(
     waiting: &mut dyn FnMut(usize),
 ) {
     let mut told = false;
+    let mut poll = TURN_POLL.0;
     loop {
         match store.turn_step(pane, clock(), &agent_resume_core::stagger::turn) {
             Ok(agent_resume_store::Step::Wait { starting }) => {
@@ -181,7 +182,8 @@ pub fn wait_turn(
                     waiting(starting);
                     told = true;
                 }
-                std::thread::sleep(TURN_POLL);
+                std::thread::sleep(std::time::Duration::from_millis(poll));
+                poll = (poll * 3 / 2).min(TURN_POLL.1);
             }
             Ok(_) | Err(_) => return,
         }

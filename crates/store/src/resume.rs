@@ -114,6 +114,76 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Resume>> {
     }))
 }
 
+/// What one look at a pane's row found.
+enum Look {
+    /// No row, or one that does not read as the schema says.
+    NotQueued,
+    /// Its take went before.
+    Started,
+    /// Waiting: the pane's row, the other rows of its restore, the cap.
+    Queued {
+        me: Queued,
+        others: Vec<Queued>,
+        cap: u32,
+    },
+}
+
+/// Agents of a restore started and not yet reported.
+fn starting(others: &[Queued]) -> usize {
+    others
+        .iter()
+        .filter(|q| q.started_at.is_some() && q.reported_at.is_none())
+        .count()
+}
+
+/// Reads `pane`'s row and the other rows of its restore.
+fn look(conn: &rusqlite::Connection, pane: &str) -> rusqlite::Result<Look> {
+    let mine = conn
+        .query_row(
+            "SELECT restore, cap, rank, queued_at, waiting_at, started_at FROM resumes \
+             WHERE pane = ?1",
+            [pane],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, Option<i64>>(4)?,
+                    r.get::<_, Option<i64>>(5)?,
+                ))
+            },
+        )
+        .optional();
+    // A row that does not read as the schema says queues nothing.
+    let Ok(Some((restore, cap, rank, queued_at, waiting_at, started_at))) = mine else {
+        return Ok(Look::NotQueued);
+    };
+    if started_at.is_some() {
+        return Ok(Look::Started);
+    }
+    let Ok(rank) = u32::try_from(rank) else {
+        return Ok(Look::NotQueued);
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM resumes WHERE restore = ?1 AND pane != ?2"
+    ))?;
+    let others = stmt
+        .query_map(params![restore, pane], read_row)?
+        .filter_map(|r| r.ok().flatten().map(|r| r.queued))
+        .collect();
+    Ok(Look::Queued {
+        me: Queued {
+            rank,
+            queued_at: UnixMillis(queued_at),
+            waiting_at: millis(waiting_at),
+            ..Queued::default()
+        },
+        others,
+        cap: u32::try_from(cap).unwrap_or(1),
+    })
+}
+
 impl Store {
     /// Queues `rows` as restore `restore`, starting at most `cap` agents
     /// at once; a pane queued before is queued afresh.
@@ -158,6 +228,11 @@ impl Store {
     /// One step of `pane`'s waiting take at `now`: `decide` (core's
     /// [`agent_resume_core::stagger::turn`]) is asked with the pane's row,
     /// the other rows of its restore and the cap; a go marks the start.
+    ///
+    /// A take that already waits and still has to looks without writing or
+    /// taking the write lock: fifty waiting takes cost the writers
+    /// nothing. Its first look, and any go, decide again inside one
+    /// `IMMEDIATE` transaction, so no more than the cap go at once.
     pub fn turn_step(
         &mut self,
         pane: PaneId,
@@ -168,64 +243,38 @@ impl Store {
         if self.schema_version() == 0 {
             return Ok(Step::NotQueued);
         }
+        let id = pane.to_string();
+        match look(&self.conn, &id).map_err(WriteError::sqlite)? {
+            Look::NotQueued => return Ok(Step::NotQueued),
+            Look::Started => return Ok(Step::Go),
+            Look::Queued { me, others, cap } if me.waiting_at.is_some() => {
+                if decide(&me, &others, cap, now) == Turn::Wait {
+                    return Ok(Step::Wait {
+                        starting: starting(&others),
+                    });
+                }
+            }
+            Look::Queued { .. } => {}
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(WriteError::sqlite)?;
-        let id = pane.to_string();
-        let mine = tx
-            .query_row(
-                "SELECT restore, cap, rank, queued_at, waiting_at, started_at FROM resumes \
-                 WHERE pane = ?1",
-                [&id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, Option<i64>>(4)?,
-                        r.get::<_, Option<i64>>(5)?,
-                    ))
-                },
-            )
-            .optional();
-        // A row that does not read as the schema says queues nothing.
-        let Ok(Some((restore, cap, rank, queued_at, waiting_at, started_at))) = mine else {
-            return Ok(Step::NotQueued);
+        let (me, others, cap) = match look(&tx, &id).map_err(WriteError::sqlite)? {
+            Look::NotQueued => return Ok(Step::NotQueued),
+            Look::Started => return Ok(Step::Go),
+            Look::Queued { me, others, cap } => (me, others, cap),
         };
-        if started_at.is_some() {
-            // Started before: a second take of the pane goes at once.
-            return Ok(Step::Go);
-        }
-        let Ok(rank) = u32::try_from(rank) else {
-            return Ok(Step::NotQueued);
-        };
-        let cap = u32::try_from(cap).unwrap_or(1);
-        let waiting_at = waiting_at.unwrap_or(now.0);
+        let waiting_at = me.waiting_at.unwrap_or(now);
         let me = Queued {
-            rank,
-            queued_at: UnixMillis(queued_at),
-            waiting_at: Some(UnixMillis(waiting_at)),
-            ..Queued::default()
-        };
-        let others: Vec<Queued> = {
-            let mut stmt = tx
-                .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM resumes WHERE restore = ?1 AND pane != ?2"
-                ))
-                .map_err(WriteError::sqlite)?;
-            let rows = stmt
-                .query_map(params![restore, id], read_row)
-                .map_err(WriteError::sqlite)?;
-            rows.filter_map(|r| r.ok().flatten().map(|r| r.queued))
-                .collect()
+            waiting_at: Some(waiting_at),
+            ..me
         };
         let step = match decide(&me, &others, cap, now) {
             Turn::Go => {
                 tx.execute(
                     "UPDATE resumes SET waiting_at = ?2, started_at = ?3 WHERE pane = ?1",
-                    params![id, waiting_at, now.0],
+                    params![id, waiting_at.0, now.0],
                 )
                 .map_err(WriteError::sqlite)?;
                 Step::Go
@@ -233,14 +282,11 @@ impl Store {
             Turn::Wait => {
                 tx.execute(
                     "UPDATE resumes SET waiting_at = ?2 WHERE pane = ?1",
-                    params![id, waiting_at],
+                    params![id, waiting_at.0],
                 )
                 .map_err(WriteError::sqlite)?;
                 Step::Wait {
-                    starting: others
-                        .iter()
-                        .filter(|q| q.started_at.is_some() && q.reported_at.is_none())
-                        .count(),
+                    starting: starting(&others),
                 }
             }
         };

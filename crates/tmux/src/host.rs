@@ -29,8 +29,9 @@ use agent_resume_engine::paths::{self, Overrides};
 use agent_resume_store::{OpenOptions, Store};
 
 use crate::{
-    layout_size, literal, shell_of, snapshot, to_layout, LivePane, NewWindow, Refused, Snapshot,
-    Socket, Start, Tmux, TmuxError, Typed, Value, PROBE_PATIENCE, RESTORING_OPTION, SAVING_OPTION,
+    layout_size, literal, shell_of, snapshot, to_layout, LivePane, NewWindow, Refused, SessionSnap,
+    Snapshot, Socket, Start, Tmux, TmuxError, Typed, Value, WindowSnap, PROBE_PATIENCE,
+    RESTORING_OPTION, SAVING_OPTION,
 };
 
 /// The prefix of a tmux server's snapshot key in the database: the key is
@@ -657,6 +658,30 @@ struct Made {
     tried: bool,
 }
 
+/// The order sessions and windows are made in: the pane in front first —
+/// the landing session (attached last; the last of equals, as the model
+/// decides it) and, in each session, its current window — then the rest in
+/// saved order. Its shell starts first, so its agent, which the restore
+/// queued first, does not wait for the other shells.
+fn creation_order(snap: &Snapshot) -> Vec<(&SessionSnap, Vec<&WindowSnap>)> {
+    let landing = snap
+        .sessions
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, s)| s.last_attached)
+        .map(|(i, _)| i);
+    let mut sessions: Vec<(usize, &SessionSnap)> = snap.sessions.iter().enumerate().collect();
+    sessions.sort_by_key(|(i, _)| Some(*i) != landing);
+    sessions
+        .into_iter()
+        .map(|(_, s)| {
+            let mut windows: Vec<&WindowSnap> = s.windows.iter().collect();
+            windows.sort_by_key(|w| w.index != s.active_window);
+            (s, windows)
+        })
+        .collect()
+}
+
 /// Recreates every missing saved session, window and pane, in index order,
 /// then restores window layouts and the current window and pane. Each
 /// window is made by one tmux command list ([`Tmux::create_window`]) that
@@ -673,11 +698,11 @@ fn recreate_missing(
 ) -> Made {
     let mut made_sessions = BTreeSet::new();
     let mut tried = false;
-    for s in &snap.sessions {
+    for (s, windows) in creation_order(snap) {
         let mut session_made = existing.contains(s.name.as_str());
         let mut window_made = false;
         let mut active_target = None;
-        for w in &s.windows {
+        for w in windows {
             let creates: Vec<(u32, Start<'_>)> = w
                 .panes
                 .iter()

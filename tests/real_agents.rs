@@ -17,6 +17,12 @@
 //! survives a tmux `kill-server`).
 //!
 //! Every assertion message names the CLI and its version.
+//!
+//! The restart test ([`real_restart`]) runs all four CLIs in bash panes of
+//! one tmux server set up as a user's ([`Machine`]), each with its own
+//! stand-in whose replies carry a marker and which keeps every request
+//! body; the machine is rebooted and tmux started again, and each resumed
+//! CLI's next request must carry its marker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -2389,7 +2395,7 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
         .expect("tmux starts");
     // Each pane is back in its place, its agent resumed with exactly the
     // flags of the first run.
-    let panes = wait_for("every pane back", || {
+    let panes = wait_for("every saved pane back in the new server", || {
         let panes = m.panes();
         before
             .iter()

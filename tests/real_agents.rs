@@ -17,8 +17,15 @@
 //! survives a tmux `kill-server`).
 //!
 //! Every assertion message names the CLI and its version.
+//!
+//! The restart test ([`real_restart`]) runs all four CLIs in bash panes of
+//! one tmux server set up as a user's ([`Machine`]), each with its own
+//! stand-in whose replies carry a marker and which keeps every request
+//! body; the machine is rebooted and tmux started again, and each resumed
+//! CLI's next request must carry its marker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,7 +34,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -169,7 +176,19 @@ struct StandIn {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     replies: Arc<AtomicBool>,
+    /// What every model reply says.
+    text: Arc<Mutex<String>>,
+    /// Every request body received, in order.
+    bodies: Arc<Mutex<Vec<String>>>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// What a stand-in's connections share.
+#[derive(Clone)]
+struct Served {
+    replies: Arc<AtomicBool>,
+    text: Arc<Mutex<String>>,
+    bodies: Arc<Mutex<Vec<String>>>,
 }
 
 impl StandIn {
@@ -179,25 +198,41 @@ impl StandIn {
         let listener = TcpListener::bind("127.0.0.1:0").expect("binds 127.0.0.1:0");
         let addr = listener.local_addr().expect("the bound address");
         let stop = Arc::new(AtomicBool::new(false));
-        let replies = Arc::new(AtomicBool::new(replies));
+        let served = Served {
+            replies: Arc::new(AtomicBool::new(replies)),
+            text: Arc::new(Mutex::new("ok".to_owned())),
+            bodies: Arc::new(Mutex::new(Vec::new())),
+        };
         let flag = Arc::clone(&stop);
-        let answer = Arc::clone(&replies);
+        let shared = served.clone();
         let thread = std::thread::spawn(move || {
             for conn in listener.incoming() {
                 if flag.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(conn) = conn else { continue };
-                let answer = Arc::clone(&answer);
-                std::thread::spawn(move || serve(conn, &answer));
+                let shared = shared.clone();
+                std::thread::spawn(move || serve(conn, &shared));
             }
         });
         StandIn {
             addr,
             stop,
-            replies,
+            replies: served.replies,
+            text: served.text,
+            bodies: served.bodies,
             thread: Some(thread),
         }
+    }
+
+    /// From now on, every model reply says `text` (`ok` at first).
+    fn set_text(&self, text: &str) {
+        *self.text.lock().unwrap() = text.to_owned();
+    }
+
+    /// Every request body received so far, in order.
+    fn bodies(&self) -> Vec<String> {
+        self.bodies.lock().unwrap().clone()
     }
 
     /// From now on, model calls get a reply (`true`) or fail (`false`).
@@ -223,15 +258,21 @@ impl Drop for StandIn {
 
 /// Serves one connection's requests (keep-alive) until the client closes
 /// it or a read times out.
-fn serve(conn: TcpStream, replies: &AtomicBool) {
+fn serve(conn: TcpStream, served: &Served) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(mut out) = conn.try_clone() else {
         return;
     };
     let mut reader = BufReader::new(conn);
     while let Some((method, path, body)) = read_request(&mut reader) {
-        let replies = replies.load(Ordering::SeqCst);
-        let (status, ctype, payload) = respond(&method, &path, &body, replies);
+        served
+            .bodies
+            .lock()
+            .unwrap()
+            .push(String::from_utf8_lossy(&body).into_owned());
+        let replies = served.replies.load(Ordering::SeqCst);
+        let text = served.text.lock().unwrap().clone();
+        let (status, ctype, payload) = respond(&method, &path, &body, replies, &text);
         let head = format!(
             "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
             payload.len()
@@ -301,13 +342,14 @@ fn sse(events: &[(&str, Value)]) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// The reply to one request: a short valid model reply where a turn must
-/// complete, 404 for everything else.
+/// The reply to one request: a short valid model reply saying `text` where
+/// a turn must complete, 404 for everything else.
 fn respond(
     method: &str,
     path: &str,
     body: &[u8],
     replies: bool,
+    text: &str,
 ) -> (&'static str, &'static str, Vec<u8>) {
     let not_found = (
         "404 Not Found",
@@ -328,7 +370,7 @@ fn respond(
             "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage});
         if !stream {
             let mut m = message;
-            m["content"] = json!([{"type": "text", "text": "ok"}]);
+            m["content"] = json!([{"type": "text", "text": text}]);
             m["stop_reason"] = json!("end_turn");
             return ("200 OK", "application/json", m.to_string().into_bytes());
         }
@@ -346,7 +388,7 @@ fn respond(
                 ),
                 (
                     "content_block_delta",
-                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+                    json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
                 ),
                 (
                     "content_block_stop",
@@ -361,7 +403,7 @@ fn respond(
         );
     }
     if route.ends_with(":streamGenerateContent") || route.ends_with(":generateContent") {
-        let r = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
+        let r = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}});
         if route.ends_with(":generateContent") {
             return ("200 OK", "application/json", r.to_string().into_bytes());
@@ -379,14 +421,14 @@ fn respond(
         let usage = json!({"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2});
         if !stream {
             let r = json!({"id": "c1", "object": "chat.completion", "created": 1, "model": "standin",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": usage});
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}], "usage": usage});
             return ("200 OK", "application/json", r.to_string().into_bytes());
         }
         let mut out = sse(&[
             (
                 "",
                 json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "standin",
-                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": null}]}),
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]}),
             ),
             (
                 "",
@@ -399,7 +441,7 @@ fn respond(
     }
     if route.ends_with("/responses") {
         let item = json!({"type": "message", "role": "assistant", "id": "msg_standin",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}]});
+            "content": [{"type": "output_text", "text": text, "annotations": []}]});
         return (
             "200 OK",
             "text/event-stream",
@@ -425,6 +467,72 @@ fn respond(
 }
 
 // ------------------------------------------------------------ sandbox ----
+
+/// Each variable a CLI needs to start offline in `home` with `path`: its
+/// `XDG_*` under `home`, dummy keys, no update checks, and the stand-in of
+/// the agent that reads each base-URL variable (`url("claude")` for
+/// Anthropic's, `"gemini"` for Gemini's, `"qwen"` for OpenAI's; Codex reads
+/// its own config, [`seed`]).
+fn offline_env(env: &mut PrivateEnv, home: &Path, path: &str, url: impl Fn(&str) -> String) {
+    let mut set = |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.set(k, v);
+    set("PATH", &path);
+    set("HOME", &home);
+    set("LANG", &"C.UTF-8");
+    set("TERM", &"xterm-256color");
+    set("XDG_CONFIG_HOME", &home.join(".config"));
+    set("XDG_DATA_HOME", &home.join(".local/share"));
+    set("XDG_STATE_HOME", &home.join(".local/state"));
+    set("XDG_CACHE_HOME", &home.join(".cache"));
+    set("CODEX_HOME", &home.join(".codex"));
+    set("ANTHROPIC_BASE_URL", &url("claude"));
+    set("ANTHROPIC_API_KEY", &"sk-dummy");
+    set("GOOGLE_GEMINI_BASE_URL", &url("gemini"));
+    set("GEMINI_API_KEY", &"dummy");
+    set("OPENAI_BASE_URL", &format!("{}/v1", url("qwen")));
+    set("OPENAI_API_KEY", &"dummy");
+    set("OPENAI_MODEL", &"standin");
+    set("DISABLE_AUTOUPDATER", &"1");
+    set("NO_UPDATE_NOTIFIER", &"1");
+    set("CI", &"");
+    fs::create_dir_all(home.join(".codex")).unwrap();
+}
+
+/// The first-run state a user of `agent` has after onboarding in `home`,
+/// so no dialog stands between start-up and the prompt in `proj`; `url` is
+/// the stand-in Codex's config names.
+fn seed(agent: &str, home: &Path, proj: &Path, url: &str) {
+    let proj = proj.to_string_lossy().into_owned();
+    match agent {
+        "claude" => {
+            let state = json!({"hasCompletedOnboarding": true, "theme": "dark",
+                "customApiKeyResponses": {"approved": ["sk-dummy"], "rejected": []},
+                "projects": {proj: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}});
+            fs::write(home.join(".claude.json"), state.to_string()).unwrap();
+        }
+        "gemini" => {
+            fs::create_dir_all(home.join(".gemini")).unwrap();
+            let s = json!({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+                "model": {"name": GEMINI_MODEL}});
+            fs::write(home.join(".gemini/settings.json"), s.to_string()).unwrap();
+        }
+        "qwen" => {
+            fs::create_dir_all(home.join(".qwen")).unwrap();
+            let s = json!({"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "standin"}});
+            fs::write(home.join(".qwen/settings.json"), s.to_string()).unwrap();
+        }
+        _ => {
+            // Codex reaches its model through a provider of the
+            // config's own (it does not follow OPENAI_BASE_URL).
+            let config = format!(
+                "model = \"standin\"\nmodel_provider = \"standin\"\n\n\
+                 [model_providers.standin]\nname = \"standin\"\nbase_url = \"{}/v1\"\n\
+                 env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+                url
+            );
+            fs::write(home.join(".codex/config.toml"), config).unwrap();
+        }
+    }
+}
 
 /// An isolated home for one CLI: its environment, project directory and
 /// the stand-in it talks to.
@@ -467,27 +575,7 @@ impl Sandbox {
         );
         let server = StandIn::start(replies);
         let url = server.url();
-        let mut set = |k: &str, v: &dyn AsRef<std::ffi::OsStr>| env.set(k, v);
-        set("PATH", &path);
-        set("HOME", &home);
-        set("LANG", &"C.UTF-8");
-        set("TERM", &"xterm-256color");
-        set("XDG_CONFIG_HOME", &home.join(".config"));
-        set("XDG_DATA_HOME", &home.join(".local/share"));
-        set("XDG_STATE_HOME", &home.join(".local/state"));
-        set("XDG_CACHE_HOME", &home.join(".cache"));
-        set("CODEX_HOME", &home.join(".codex"));
-        set("ANTHROPIC_BASE_URL", &url);
-        set("ANTHROPIC_API_KEY", &"sk-dummy");
-        set("GOOGLE_GEMINI_BASE_URL", &url);
-        set("GEMINI_API_KEY", &"dummy");
-        set("OPENAI_BASE_URL", &format!("{url}/v1"));
-        set("OPENAI_API_KEY", &"dummy");
-        set("OPENAI_MODEL", &"standin");
-        set("DISABLE_AUTOUPDATER", &"1");
-        set("NO_UPDATE_NOTIFIER", &"1");
-        set("CI", &"");
-        fs::create_dir_all(home.join(".codex")).unwrap();
+        offline_env(&mut env, &home, &path, |_| url.clone());
         let sb = Sandbox {
             env,
             server,
@@ -512,41 +600,14 @@ impl Sandbox {
         self.cli.name()
     }
 
-    /// The first-run state a user has after onboarding, so no dialog
-    /// stands between start-up and the prompt.
+    /// The first-run state of [`seed`] in the sandbox's home.
     fn seed(&self) {
-        let home = self.home();
-        let proj = self.proj().to_string_lossy().into_owned();
-        match self.cli.agent {
-            "claude" => {
-                let state = json!({"hasCompletedOnboarding": true, "theme": "dark",
-                    "customApiKeyResponses": {"approved": ["sk-dummy"], "rejected": []},
-                    "projects": {proj: {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}});
-                fs::write(home.join(".claude.json"), state.to_string()).unwrap();
-            }
-            "gemini" => {
-                fs::create_dir_all(home.join(".gemini")).unwrap();
-                let s = json!({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
-                    "model": {"name": GEMINI_MODEL}});
-                fs::write(home.join(".gemini/settings.json"), s.to_string()).unwrap();
-            }
-            "qwen" => {
-                fs::create_dir_all(home.join(".qwen")).unwrap();
-                let s = json!({"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "standin"}});
-                fs::write(home.join(".qwen/settings.json"), s.to_string()).unwrap();
-            }
-            _ => {
-                // Codex reaches its model through a provider of the
-                // config's own (it does not follow OPENAI_BASE_URL).
-                let config = format!(
-                    "model = \"standin\"\nmodel_provider = \"standin\"\n\n\
-                     [model_providers.standin]\nname = \"standin\"\nbase_url = \"{}/v1\"\n\
-                     env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
-                    self.server.url()
-                );
-                fs::write(home.join(".codex/config.toml"), config).unwrap();
-            }
-        }
+        seed(
+            self.cli.agent,
+            &self.home(),
+            &self.proj(),
+            &self.server.url(),
+        );
     }
 
     /// A command with exactly the sandbox's environment, in the project.
@@ -612,12 +673,7 @@ impl Sandbox {
 
     /// Every file under the agent's store whose name holds `id`.
     fn transcripts_of(&self, id: &str) -> Vec<PathBuf> {
-        let store = match self.cli.agent {
-            "claude" => self.home().join(".claude/projects"),
-            "gemini" => self.home().join(".gemini/tmp"),
-            "qwen" => self.home().join(".qwen/projects"),
-            _ => self.home().join(".codex/sessions"),
-        };
+        let store = store_dir(self.cli.agent, &self.home());
         let short = if self.cli.agent == "gemini" {
             &id[..8]
         } else {
@@ -973,43 +1029,55 @@ const WITHOUT_TRUSTING: &str = "Continue without trusting";
 fn codex_past_hook_review(sb: &Sandbox, tmux: &Tmux, choice: &str) -> String {
     let name = sb.name();
     let pane = tmux.spawn(&sb.proj(), &interactive(&CODEX, &sb.exe, &[]));
-    let selected = |screen: &str| {
-        screen
-            .lines()
-            .any(|l| l.trim_start().starts_with('›') && l.contains(choice))
-    };
-    let mut screen = tmux.wait_screen(
-        &pane,
-        &format!("{name}: the \"Hooks need review\" dialog at start"),
-        |s| s.contains("Hooks need review") && s.contains(choice),
-    );
+    let screen = codex_hook_review(&name, tmux, &pane, choice);
     assert!(
         sb.recordings().is_empty(),
         "{name}: a recording while the hook waits for review: {:?}",
         sb.recordings()
     );
+    codex_answer_review(&name, tmux, &pane, choice, screen);
+    pane
+}
+
+/// Waits for Codex's "Hooks need review" dialog offering `choice` in
+/// `pane`; the screen.
+fn codex_hook_review(name: &str, tmux: &Tmux, pane: &str, choice: &str) -> String {
+    tmux.wait_screen(
+        pane,
+        &format!("{name}: the \"Hooks need review\" dialog at start"),
+        |s| s.contains("Hooks need review") && s.contains(choice),
+    )
+}
+
+/// Answers the review dialog on `screen` with `choice`, as a user does,
+/// and waits for Codex's prompt.
+fn codex_answer_review(name: &str, tmux: &Tmux, pane: &str, choice: &str, mut screen: String) {
+    let selected = |screen: &str| {
+        screen
+            .lines()
+            .any(|l| l.trim_start().starts_with('›') && l.contains(choice))
+    };
     for _ in 0..4 {
         if selected(&screen) {
             break;
         }
-        tmux.ok(&["send-keys", "-t", &pane, "Down"]);
+        tmux.ok(&["send-keys", "-t", pane, "Down"]);
         std::thread::sleep(Duration::from_millis(500));
-        screen = visible(tmux, &pane);
+        screen = visible(tmux, pane);
     }
     assert!(
         selected(&screen),
         "{name}: {choice:?} cannot be selected with Down; the screen:\n{screen}"
     );
-    tmux.ok(&["send-keys", "-t", &pane, "Enter"]);
+    tmux.ok(&["send-keys", "-t", pane, "Enter"]);
     tmux.wait_screen(
-        &pane,
+        pane,
         &format!("{name}: the prompt after {choice:?}"),
         |_| {
-            let now = visible(tmux, &pane);
+            let now = visible(tmux, pane);
             !now.contains("Hooks need review") && now.contains("OpenAI Codex")
         },
     );
-    pane
 }
 
 /// Whether `config.toml` holds the trust Codex writes for a reviewed hook.
@@ -1619,11 +1687,16 @@ fn a_gemini_session_whose_only_turn_failed_plans_as_session_missing() {
 
 /// The store where `cli` writes its session files.
 fn store_of(sb: &Sandbox) -> PathBuf {
-    match sb.cli.agent {
-        "claude" => sb.home().join(".claude/projects"),
-        "gemini" => sb.home().join(".gemini/tmp"),
-        "qwen" => sb.home().join(".qwen/projects"),
-        _ => sb.home().join(".codex/sessions"),
+    store_dir(sb.cli.agent, &sb.home())
+}
+
+/// The folder under `home` where `agent` writes its session files.
+fn store_dir(agent: &str, home: &Path) -> PathBuf {
+    match agent {
+        "claude" => home.join(".claude/projects"),
+        "gemini" => home.join(".gemini/tmp"),
+        "qwen" => home.join(".qwen/projects"),
+        _ => home.join(".codex/sessions"),
     }
 }
 
@@ -1915,4 +1988,503 @@ fn two_codex_panes_sharing_one_app_server_are_never_recorded_with_each_others_ro
         !said.contains("each Codex window runs its own sessions"),
         "{name}: {said}"
     );
+}
+
+// ------------------------------------------------------ real restarts ----
+
+/// The variable marking every process of a [`Machine`] (its value is the
+/// machine's temp dir), so a reboot ends exactly the machine's processes.
+const MACHINE_MARK: &str = "AGENT_RESUME_TEST_REAL_RESTART";
+
+/// The prompt of a machine's bash panes.
+const BASH_PROMPT: &str = "bash$";
+
+/// One agent of a [`Machine`]: the CLI, the flags its first run is typed
+/// with (long forms, as a recording carries them), its own stand-in, whose
+/// every reply says `marker`, and its project directory.
+struct Seat {
+    cli: &'static Cli,
+    flags: &'static [&'static str],
+    server: StandIn,
+    marker: String,
+    dir: PathBuf,
+}
+
+impl Seat {
+    /// The line a user types to start the agent.
+    fn line(&self) -> String {
+        let mut words = vec![self.cli.bin];
+        words.extend(self.flags);
+        words.join(" ")
+    }
+}
+
+/// A user's machine with real agent CLIs, as a user sets it up:
+/// `~/.bashrc` loads `init bash`, `~/.tmux.conf` loads `init tmux` (and
+/// makes bash the panes' shell), `agent-resume enable` and `install-hooks`
+/// for each agent were run, and every CLI talks to its own stand-in. The
+/// tmux server starts with the first command that makes a session.
+/// Dropped, the server and every process of the machine are killed, by
+/// pid.
+struct Machine {
+    /// Declared first: killed before the temp dir goes.
+    tmux: Tmux,
+    env: PrivateEnv,
+    seats: Vec<Seat>,
+}
+
+impl Machine {
+    fn new(agents: &[(&'static Cli, &'static [&'static str])]) -> Machine {
+        let bash = require("bash");
+        require("tmux");
+        let node = require("node");
+        let exes: Vec<PathBuf> = agents.iter().map(|(cli, _)| installed(cli)).collect();
+        let mut env = PrivateEnv::bare(agent_resume());
+        let root = env.root().to_owned();
+        let home = root.join("home");
+        for d in [
+            "home/.config",
+            "home/.local/share",
+            "home/.local/state",
+            "home/.cache",
+            "bin",
+        ] {
+            fs::create_dir_all(root.join(d)).expect("creates the machine");
+        }
+        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
+            .expect("links agent-resume");
+        let mut path = vec![root.join("bin")];
+        path.extend(exes.iter().map(|e| e.parent().unwrap().to_owned()));
+        path.extend(
+            [node.parent().unwrap(), Path::new("/usr/local/bin")]
+                .map(Path::to_owned)
+                .into_iter()
+                .chain(["/usr/bin", "/bin"].map(PathBuf::from)),
+        );
+        let path = std::env::join_paths(path).expect("a PATH");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let seats: Vec<Seat> = agents
+            .iter()
+            .map(|(cli, flags)| {
+                let dir = root.join("work").join(cli.agent);
+                fs::create_dir_all(&dir).expect("creates the project");
+                let server = StandIn::start(true);
+                // A word no prompt, file name or id holds.
+                let marker = format!("zqx{}{nanos}", cli.agent);
+                server.set_text(&format!("ok {marker}"));
+                Seat {
+                    cli,
+                    flags,
+                    server,
+                    marker,
+                    dir,
+                }
+            })
+            .collect();
+        let url = |agent: &str| {
+            seats
+                .iter()
+                .find(|s| s.cli.agent == agent)
+                .map_or_else(|| "http://127.0.0.1:9".to_owned(), |s| s.server.url())
+        };
+        offline_env(&mut env, &home, &path.to_string_lossy(), url);
+        env.set("SHELL", &bash);
+        env.set(MACHINE_MARK, &root);
+        for s in &seats {
+            seed(s.cli.agent, &home, &s.dir, &s.server.url());
+        }
+        fs::write(
+            home.join(".bashrc"),
+            format!("PS1='{BASH_PROMPT} '\neval \"$(agent-resume init bash)\"\n"),
+        )
+        .unwrap();
+        fs::write(
+            home.join(".tmux.conf"),
+            "set -g default-command \"bash -i\"\n\
+             run-shell 'agent-resume init tmux | tmux source-file -'\n",
+        )
+        .unwrap();
+        let tmux = env.tmux(&home.join(".tmux.conf"));
+        let m = Machine { tmux, env, seats };
+        m.ar_ok(&["enable"]);
+        for s in &m.seats {
+            if s.cli.agent == "codex" {
+                // Each TUI runs its own sessions and hooks (see the
+                // two-pane tests for Codex's shared server).
+                m.ar_ok(&["install-hooks", "codex", "--per-window"]);
+            } else {
+                m.ar_ok(&["install-hooks", s.cli.agent]);
+            }
+        }
+        m
+    }
+
+    fn root(&self) -> &Path {
+        self.env.root()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// `restore.log`, beside the telemetry file.
+    fn log(&self) -> PathBuf {
+        self.home().join(".local/state/agent-resume/restore.log")
+    }
+
+    /// agent-resume with the machine's environment, reaching its server.
+    fn ar(&self, args: &[&str]) -> Output {
+        let mut c = self.env.command(args);
+        c.reach(&self.tmux).current_dir(self.root());
+        c.output()
+    }
+
+    fn ar_ok(&self, args: &[&str]) -> String {
+        let out = self.ar(args);
+        assert!(
+            out.status.success(),
+            "agent-resume {args:?} failed: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    }
+
+    /// The recordings, as `recordings --json` lists them.
+    fn recordings(&self) -> Vec<Value> {
+        let out = self.ar_ok(&["recordings", "--json"]);
+        serde_json::from_str::<Value>(&out)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    /// The machine's processes: pid and command line.
+    fn processes(&self) -> Vec<(u32, String)> {
+        agent_resume_test_support::tmux::marked(MACHINE_MARK, self.root())
+    }
+
+    /// Waits until no save of the machine runs for a while.
+    fn wait_settled(&self) {
+        let mut quiet = 0;
+        wait_for("the machine's saves to settle", || {
+            let busy = self
+                .processes()
+                .iter()
+                .any(|(_, c)| c.contains("tmux save") || c.contains("tmux start"));
+            quiet = if busy { 0 } else { quiet + 1 };
+            (quiet >= 25).then_some(())
+        });
+    }
+
+    /// Kills the server and every process of the machine and removes
+    /// tmux's socket directory: all a reboot leaves is what is on disk.
+    fn reboot(&self) {
+        self.tmux.kill_server();
+        wait_for("every process of the machine to end", || {
+            let left = self.processes();
+            for (pid, _) in &left {
+                kill_tree(*pid);
+            }
+            left.is_empty().then_some(())
+        });
+        // What the first server's start said.
+        let _ = fs::remove_file(self.log());
+        for entry in fs::read_dir(self.tmux.tmpdir()).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tmux-")
+            {
+                fs::remove_dir_all(&path).unwrap();
+            }
+        }
+    }
+
+    /// The live panes: stable id → (place `session:window.pane`, the
+    /// pane's pid); none while no server runs.
+    fn panes(&self) -> BTreeMap<String, (String, u32)> {
+        let out = self.tmux.run(&[
+            "list-panes",
+            "-a",
+            "-F",
+            "#{@agent_resume_pane} #{session_name}:#{window_index}.#{pane_index} #{pane_pid}",
+        ]);
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split(' ');
+                let (id, place, pid) = (w.next()?, w.next()?, w.next()?.parse().ok()?);
+                Some((id.to_owned(), (place.to_owned(), pid)))
+            })
+            .collect()
+    }
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        let _ = self.tmux.run(&["kill-server"]);
+        for (pid, _) in self.processes() {
+            kill_tree(pid);
+        }
+    }
+}
+
+/// The words after the agent's program in the command line of the first
+/// process below `shell` that runs `cli` (its executable, or node running
+/// its package's script).
+fn agent_args(cli: &Cli, shell: u32) -> Option<Vec<String>> {
+    let script = format!("node_modules/{}/", cli.package);
+    tree(shell).into_iter().skip(1).find_map(|pid| {
+        let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let argv: Vec<String> = raw
+            .strip_suffix(&[0])
+            .unwrap_or(&raw)
+            .split(|b| *b == 0)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        let at = argv.iter().position(|w| {
+            Path::new(w).file_name().is_some_and(|n| n == cli.bin) || w.contains(&script)
+        })?;
+        Some(argv[at + 1..].to_vec())
+    })
+}
+
+/// `args` without the resume of `id` (`--resume <id>`, `--resume=<id>` or
+/// Codex's `resume <id>`), when they hold it.
+fn without_resume(args: &[String], id: &str) -> Option<Vec<String>> {
+    let mut out = args.to_vec();
+    if let Some(at) = out.iter().position(|w| *w == format!("--resume={id}")) {
+        out.remove(at);
+        return Some(out);
+    }
+    let at = out
+        .windows(2)
+        .position(|p| ["--resume", "-r", "resume"].contains(&p[0].as_str()) && p[1] == id)?;
+    out.drain(at..at + 2);
+    Some(out)
+}
+
+/// Real CLIs, real restarts. Each agent of `agents` runs in its own bash
+/// pane (window `i` of session `work`) started as a user types it with
+/// its flags, and holds a conversation whose reply carries its marker;
+/// the server is saved, then killed as a reboot leaves it, and tmux is
+/// started again as a user starts it (a client on a new session) with no
+/// other agent-resume command. Each pane's agent is then back: its
+/// process runs with exactly the flags of the first run plus the resume
+/// of its recorded conversation, `restore.log` says it is confirmed, and
+/// its next request to the model carries the first reply's marker.
+fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
+    let m = Machine::new(agents);
+    let t = &m.tmux;
+    let place = |i: usize| format!("work:{i}.0");
+    let target = |i: usize| format!("=work:{i}.0");
+    for (i, s) in m.seats.iter().enumerate() {
+        let dir = s.dir.to_str().unwrap();
+        if i == 0 {
+            t.ok(&[
+                "new-session",
+                "-d",
+                "-s",
+                "work",
+                "-x",
+                "200",
+                "-y",
+                "50",
+                "-c",
+                dir,
+            ]);
+        } else {
+            t.ok(&["new-window", "-d", "-t", &format!("=work:{i}"), "-c", dir]);
+        }
+    }
+    for (i, s) in m.seats.iter().enumerate() {
+        t.wait_screen(&target(i), "the bash prompt", |sc| sc.contains(BASH_PROMPT));
+        t.type_line(&target(i), &s.line());
+    }
+    for (i, s) in m.seats.iter().enumerate() {
+        if s.cli.agent == "codex" {
+            let name = s.cli.name();
+            let screen = codex_hook_review(&name, t, &target(i), TRUST_ALL);
+            codex_answer_review(&name, t, &target(i), TRUST_ALL, screen);
+        }
+    }
+
+    // A turn in every pane at once, until each agent's store holds a
+    // session file with its reply's marker.
+    let deadline = Instant::now() + 3 * agent_resume_test_support::PATIENCE;
+    let mut typed: Vec<Option<Instant>> = vec![None; m.seats.len()];
+    let mut files: Vec<Option<PathBuf>> = vec![None; m.seats.len()];
+    while files.iter().any(Option::is_none) {
+        for (i, s) in m.seats.iter().enumerate() {
+            if files[i].is_some() {
+                continue;
+            }
+            files[i] = files_under(&store_dir(s.cli.agent, &m.home()))
+                .into_iter()
+                .find(|p| {
+                    p.extension().is_some_and(|e| e == "jsonl")
+                        && fs::read_to_string(p).is_ok_and(|t| t.contains(&s.marker))
+                });
+            if files[i].is_none() && typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4))
+            {
+                assert!(
+                    Instant::now() < deadline,
+                    "{}: no session file holds the reply {:?}; the screen:\n{}",
+                    s.cli.name(),
+                    s.marker,
+                    t.screen(&target(i))
+                );
+                submit(t, &target(i), "hello");
+                typed[i] = Some(Instant::now());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Each pane recorded (by its agent's hook) with its conversation and
+    // the flags of its run; the run's own arguments are those flags.
+    let panes = m.panes();
+    let mut before = Vec::new();
+    for (i, s) in m.seats.iter().enumerate() {
+        let name = s.cli.name();
+        let (pane, (_, shell)) = panes
+            .iter()
+            .find(|(_, (p, _))| *p == place(i))
+            .unwrap_or_else(|| panic!("{name}: no pane at {}: {panes:?}", place(i)));
+        let file = files[i].clone().unwrap();
+        let rec = wait_for(&format!("{name}: the pane's recording"), || {
+            m.recordings()
+                .into_iter()
+                .find(|r| r["pane"].as_str() == Some(pane.as_str()))
+        });
+        let id = rec["session_id"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            rec["agent"] == s.cli.agent
+                && id.len() >= 8
+                && file.to_string_lossy().contains(&id[..8]),
+            "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
+            file.display()
+        );
+        assert_eq!(
+            flags_line(&rec),
+            s.flags.join(" "),
+            "{name}: the recording carries the run's flags"
+        );
+        let args = agent_args(s.cli, *shell)
+            .unwrap_or_else(|| panic!("{name}: no {} process in the pane", s.cli.bin));
+        assert_eq!(args, s.flags, "{name}: the first run's arguments");
+        before.push((pane.clone(), id, args, s.server.bodies().len()));
+    }
+    m.wait_settled();
+    m.ar_ok(&["tmux", "save", "-L", t.socket()]);
+    m.reboot();
+
+    // The user types `tmux`: a control-mode client on a new session, its
+    // stdin held open as a terminal would.
+    let mut client = t
+        .command()
+        .args(["-C", "new-session", "-x", "200", "-y", "50"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tmux starts");
+    // Each pane is back in its place, its agent resumed with exactly the
+    // flags of the first run.
+    let panes = wait_for("every saved pane back in the new server", || {
+        let panes = m.panes();
+        before
+            .iter()
+            .all(|(pane, ..)| panes.contains_key(pane))
+            .then_some(panes)
+    });
+    for (i, s) in m.seats.iter().enumerate() {
+        let name = s.cli.name();
+        let (pane, id, args, _) = &before[i];
+        let (at, shell) = &panes[pane];
+        assert_eq!(*at, place(i), "{name}: the pane is back in its place");
+        let resumed = wait_for(&format!("{name}: the resumed process"), || {
+            agent_args(s.cli, *shell).filter(|a| a.contains(id))
+        });
+        eprintln!("{name}: resumed as {resumed:?}");
+        assert_eq!(
+            without_resume(&resumed, id).as_ref(),
+            Some(args),
+            "{name}: the resumed process runs with exactly the first run's flags and the resume \
+             of {id}: {resumed:?}"
+        );
+    }
+
+    // The next turn of each resumed agent carries the earlier
+    // conversation.
+    let mut pending: Vec<usize> = (0..m.seats.len()).collect();
+    let mut typed: Vec<Option<Instant>> = vec![None; m.seats.len()];
+    let deadline = Instant::now() + 2 * agent_resume_test_support::PATIENCE;
+    while !pending.is_empty() {
+        pending.retain(|&i| {
+            let s = &m.seats[i];
+            let asked: Vec<String> = s.server.bodies()[before[i].3..]
+                .iter()
+                .filter(|b| b.contains("recall"))
+                .cloned()
+                .collect();
+            if asked.iter().any(|b| b.contains(&s.marker)) {
+                return false;
+            }
+            if typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4)) {
+                assert!(
+                    Instant::now() < deadline,
+                    "{}: no request after the restart carries the earlier reply {:?}; \
+                     the requests with the new prompt: {asked:?}; the screen:\n{}",
+                    s.cli.name(),
+                    s.marker,
+                    t.screen(&target(i))
+                );
+                submit(t, &target(i), "recall");
+                typed[i] = Some(Instant::now());
+            }
+            true
+        });
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // The start followed each resume to its end: each confirmed.
+    let log = wait_for("the start's summary in restore.log", || {
+        fs::read_to_string(m.log())
+            .ok()
+            .filter(|l| l.contains("agent(s) resumed"))
+    });
+    for (i, s) in m.seats.iter().enumerate() {
+        let confirmed = format!("{}: {} confirmed (", place(i), s.cli.agent);
+        assert!(
+            log.lines().any(|l| l.starts_with(&confirmed)),
+            "{}: restore.log does not say {} is confirmed:\n{log}",
+            s.cli.name(),
+            place(i)
+        );
+    }
+    eprintln!("restore.log after the restart:\n{log}");
+    let n = m.seats.len();
+    assert!(
+        log.contains(&format!("{n} agent(s) resumed: {n} confirmed,")),
+        "restore.log:\n{log}"
+    );
+    if let Some(mut stdin) = client.stdin.take() {
+        let _ = stdin.write_all(b"detach-client\n");
+    }
+    let _ = client.wait();
+}
+
+#[test]
+fn real_claude_codex_gemini_and_qwen_come_back_after_a_reboot_in_their_conversations() {
+    real_restart(&[
+        (&CLAUDE, &["--model", "sonnet"]),
+        (&CODEX, &["--model", "standin"]),
+        (&GEMINI, &["--model", GEMINI_MODEL]),
+        (&QWEN, &["--model", "standin"]),
+    ]);
 }

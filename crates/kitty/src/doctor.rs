@@ -130,7 +130,7 @@ pub fn checks(
             .fix(format!("agent-resume init kitty >> {}", paths::show(&conf))),
         });
         if found.is_some() {
-            let start = dir.join(crate::start::START_SESSION);
+            let start = dir.join(crate::socket::START_SESSION);
             let line = format!("startup_session {}", paths::show(&start));
             let has = file_with_lines(std::slice::from_ref(&conf), &[line.as_str()]).is_some()
                 && start.is_file();

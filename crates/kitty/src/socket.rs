@@ -239,6 +239,10 @@ pub fn listen_on_text(dir: &Path) -> Option<String> {
         .then(|| format!("listen_on unix:{text}/kitty"))
 }
 
+/// The session file kitty.conf's `startup_session` names, in the private
+/// socket directory (`agent_resume_kitty::start`).
+pub const START_SESSION: &str = "start.session";
+
 /// Makes `dir` (mode 0700) when missing, checks it is this user's, not a
 /// link and not open to group or others (an existing one is never
 /// changed), and returns the kitty.conf `listen_on` line for a socket in

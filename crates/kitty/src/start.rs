@@ -34,9 +34,7 @@ pub const LOCK: &str = "kitty-restore.lock";
 /// The database key that holds when the snapshot restored last was saved.
 pub const RESTORED: &str = "kitty-restored";
 
-/// The session file kitty.conf's `startup_session` names, in the private
-/// socket directory.
-pub const START_SESSION: &str = "start.session";
+pub use crate::socket::START_SESSION;
 
 /// Why a start could not decide.
 #[derive(Debug, thiserror::Error)]

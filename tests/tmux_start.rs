@@ -179,7 +179,11 @@ impl World {
     fn saved(&self) -> BTreeMap<String, String> {
         let db = rusqlite::Connection::open(self.db()).unwrap();
         let text: String = db
-            .query_row("SELECT layout FROM host_layouts", [], |r| r.get(0))
+            .query_row(
+                "SELECT layout FROM host_layouts WHERE host LIKE 'tmux:%'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         let snap: serde_json::Value = serde_json::from_str(&text).unwrap();
         let mut out = BTreeMap::new();

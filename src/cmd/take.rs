@@ -91,7 +91,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         return Ok(ExitCode::from(NOTHING));
     };
     let by_key = match &keyed {
-        Some((key, server)) => store.take_ticket(Ticket { key: *key, server }),
+        Some((key, server)) => store.take_at(None, Some(Ticket { key: *key, server }), now),
         None => Ok(None),
     };
     let taken = match by_key {
@@ -101,7 +101,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             let Some(pane) = locate::existing(args.pane.as_deref())? else {
                 return Ok(ExitCode::from(NOTHING));
             };
-            store.take(pane)
+            store.take_at(Some(pane), None, now)
         }
         found => found,
     };

@@ -37,8 +37,9 @@ use crate::posture::UnixMillis;
 pub const READY_WAIT: i64 = 3_000;
 
 /// How long a pane ranked earlier may keep a later one waiting before its
-/// own take has even arrived (its shell is still starting).
-pub const GRACE: i64 = 3_000;
+/// own take has even arrived (its shell is still starting: on a loaded
+/// machine, with every other shell of the restore starting too, seconds).
+pub const GRACE: i64 = 10_000;
 
 /// The longest any take waits for its turn: past it, it goes.
 pub const MAX_WAIT: i64 = 120_000;

@@ -81,7 +81,28 @@ impl Store {
     /// one `DELETE … RETURNING` statement. Refused on an untrusted or
     /// read-only database (nothing is taken then).
     pub fn take(&self, pane: PaneId) -> Result<Option<Armed>, TakeError> {
-        self.take_where("pane = ?1", &[&pane.to_string()])
+        self.take_where("pane = ?1", &[&pane.to_string()], None)
+    }
+
+    /// [`Store::take`] at `now`, by the pane's id or (with `ticket`) by its
+    /// key: in the same transaction, a pane whose restore queued no more
+    /// agents than its cap starts now (nothing can make it wait), so its
+    /// take's turn costs no write of its own.
+    pub fn take_at(
+        &self,
+        pane: Option<PaneId>,
+        ticket: Option<Ticket<'_>>,
+        now: UnixMillis,
+    ) -> Result<Option<Armed>, TakeError> {
+        match (ticket, pane) {
+            (Some(t), _) => self.take_where(
+                "take_key = ?1 AND take_server = ?2",
+                &[&t.key.to_string(), &t.server],
+                Some(now),
+            ),
+            (None, Some(p)) => self.take_where("pane = ?1", &[&p.to_string()], Some(now)),
+            (None, None) => Ok(None),
+        }
     }
 
     /// Takes the invocation armed with `ticket` — its key on its server —
@@ -91,6 +112,7 @@ impl Store {
         self.take_where(
             "take_key = ?1 AND take_server = ?2",
             &[&ticket.key.to_string(), &ticket.server],
+            None,
         )
     }
 
@@ -98,6 +120,7 @@ impl Store {
         &self,
         condition: &'static str,
         values: &[&dyn rusqlite::ToSql],
+        started: Option<UnixMillis>,
     ) -> Result<Option<Armed>, TakeError> {
         if let Some(why) = self.distrust() {
             return Err(TakeError::Untrusted(why));
@@ -109,8 +132,11 @@ impl Store {
             // Still being created: nothing can have been armed.
             return Ok(None);
         }
-        let row = self
+        let tx = self
             .conn
+            .unchecked_transaction()
+            .map_err(TakeError::sqlite)?;
+        let row = tx
             .query_row(
                 &format!(
                     "DELETE FROM armed WHERE {condition} \
@@ -130,6 +156,11 @@ impl Store {
             )
             .optional()
             .map_err(TakeError::sqlite)?;
+        if let (Some(now), Some((Some(pane), ..))) = (started, &row) {
+            tx.execute(crate::resume::STARTED_UNCAPPED, params![pane, now.0])
+                .map_err(TakeError::sqlite)?;
+        }
+        tx.commit().map_err(TakeError::sqlite)?;
         let Some((pane, agent, session_id, argv, armed_at, observed_at)) = row else {
             return Ok(None);
         };

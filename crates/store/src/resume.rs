@@ -376,6 +376,12 @@ impl Store {
     }
 }
 
+/// A take's start, in the take's own transaction, for a pane whose
+/// restore queued no more agents than its cap: no turn can make it wait.
+pub(crate) const STARTED_UNCAPPED: &str = "UPDATE resumes SET waiting_at = ?2, started_at = ?2 \
+     WHERE pane = ?1 AND started_at IS NULL \
+     AND cap >= (SELECT count(*) FROM resumes AS r WHERE r.restore = resumes.restore)";
+
 /// The first report for a started pane names the conversation its agent
 /// runs.
 const REPORTED: &str = "UPDATE resumes SET reported_at = ?2, reported_id = ?3 \

@@ -117,8 +117,11 @@ pub fn start(
     say: &mut dyn FnMut(&str),
 ) -> Result<Started, StartError> {
     let outcome = start_inner(&tmux, o, program, &now, telemetry, say);
-    // Whatever happened, the hooks save again from here on.
-    let _ = tmux.unset_global(RESTORING_OPTION);
+    // The hooks save again from here on — unless another restore, which
+    // clears the quiet itself, marked the server.
+    if !matches!(outcome, Ok(Started::Already)) {
+        let _ = tmux.unset_global(RESTORING_OPTION);
+    }
     outcome
 }
 
@@ -133,10 +136,11 @@ fn start_inner(
     if !settings::gate_quiet(o).enabled {
         return Ok(Started::Disabled);
     }
+    // Held to the end: a `tmux restore` making this server finishes first.
+    let _lock = lock(o);
     if settings::restore_settings(o).mode == RestoreMode::Manual {
         return Ok(Started::Manual);
     }
-    let _lock = lock(o);
     if tmux.mark_started()? {
         return Ok(Started::Already);
     }

@@ -9,7 +9,7 @@
 //!
 //! Qwen holds its chat file open only while it writes, so a session whose
 //! first prompt comes late is matched to its process only through this
-//! file: its pid is the registry entry ([`crate::registry`]), as Claude's
+//! file: its pid is the registry entry (the crate's `registry` module), as Claude's
 //! `sessions/<pid>.json` is. Every file is untrusted: read through a size
 //! cap ([`MAX_RUNTIME`]), and a file that is not exactly this shape, names
 //! another session than its own file name, or another host, is a typed

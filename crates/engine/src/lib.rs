@@ -54,8 +54,8 @@
 //! assert_eq!(event.outcome.as_str(), "resumed");
 //! ```
 
-#[cfg(feature = "sqlite")]
 pub mod ask;
+#[cfg(feature = "sqlite")]
 pub mod capture;
 pub mod check;
 #[cfg(feature = "sqlite")]

@@ -1,7 +1,7 @@
 //! The CLI's only process spawning (tmux has its own crate): a chained
 //! notifier, the launch wrapper's exec, an agent's `--version` asked by
 //! `install-hooks`, and the background capture `note` starts
-//! ([`crate::launch`]).
+//! (`launch`, feature `sqlite`).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;

@@ -1,5 +1,5 @@
-//! A tmux server's restore, once: [`restore`] (what `agent-resume tmux
-//! restore` runs) and [`start`] (what the `init tmux` line runs, in the
+//! A tmux server's restore, once: [`restore()`] (what `agent-resume tmux
+//! restore` runs) and [`start()`] (what the `init tmux` line runs, in the
 //! background, when a server starts).
 //!
 //! Typing `tmux` after a reboot is the whole restore. The `init tmux`

@@ -322,6 +322,7 @@ fn agent(a: &AgentDecl) -> String {
         option(a.launch_id_flag.as_deref().map(string)),
     );
     field("shared_server_args", strings(&a.shared_server_args));
+    field("ui_child_args", strings(&a.ui_child_args));
     s.push_str("                flags: vec![\n");
     for f in &a.flags {
         s.push_str(&flag(f));

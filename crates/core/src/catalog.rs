@@ -80,6 +80,21 @@ impl AgentDecl {
     pub fn command(&self) -> &str {
         &self.commands[0]
     }
+
+    /// Whether `args` (the words after the program) carry every one of
+    /// `ui_child_args`: the agent's own child of its interactive UI. A
+    /// declared `--flag=value` also matches `--flag value`.
+    pub fn is_ui_child(&self, args: &[String]) -> bool {
+        let has = |want: &str| {
+            args.iter().enumerate().any(|(i, w)| {
+                w == want
+                    || want.split_once('=').is_some_and(|(flag, value)| {
+                        w == flag && args.get(i + 1).is_some_and(|v| v == value)
+                    })
+            })
+        };
+        !self.ui_child_args.is_empty() && self.ui_child_args.iter().all(|w| has(w))
+    }
 }
 
 impl Catalog {
@@ -144,6 +159,27 @@ mod tests {
         let parsed = Catalog::load(EMBEDDED).expect("embedded catalog is valid");
         assert_eq!(generated::catalog(), parsed);
         assert_eq!(*Catalog::embedded(), parsed);
+    }
+
+    /// Droid 0.225.2's `exec -s <id>` asks Factory's server for the session
+    /// and fails offline for every id: its headless resume is unverified,
+    /// while the interactive `--resume=<id>` resumed a real session.
+    #[test]
+    fn droid_headless_resume_is_not_verified() {
+        let droid = Catalog::embedded().agent(AgentKind::Droid);
+        let headless = droid.headless.as_ref().expect("droid has a headless form");
+        assert!(!headless.verified);
+        assert!(droid.verified);
+        assert!(droid.is_ui_child(&[
+            "exec".to_owned(),
+            "--input-format".to_owned(),
+            "stream-jsonrpc".to_owned(),
+            "--output-format=stream-jsonrpc".to_owned(),
+        ]));
+        assert!(!droid.is_ui_child(&["exec".to_owned(), "hi".to_owned()]));
+        // No other agent declares such a child.
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        assert!(!claude.is_ui_child(&[]));
     }
 
     #[test]

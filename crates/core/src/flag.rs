@@ -213,7 +213,10 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
     let (at, program) = program(agent, words)?;
     let program = program.map(str::to_owned);
     let args = &words[at + 1..];
-    if has_headless_flag(agent, args) {
+    // The UI's own child (Droid's `exec --input-format stream-jsonrpc …`)
+    // runs the UI's hooks: reading it as headless would drop every capture.
+    let ui_child = agent.is_ui_child(args);
+    if !ui_child && has_headless_flag(agent, args) {
         return Ok(Extraction::Headless);
     }
     let mut found: Vec<RecordedFlag> = Vec::new();
@@ -222,14 +225,15 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
         let word = args[i].as_str();
         i += 1;
         if word == "--" {
-            if agent.positional_is_headless && i < args.len() {
+            if agent.positional_is_headless && !ui_child && i < args.len() {
                 return Ok(Extraction::Headless);
             }
             break;
         }
         if !word.starts_with('-') || word == "-" {
-            if agent.positional_is_headless || agent.headless_subcommands.iter().any(|s| s == word)
-            {
+            let headless = agent.positional_is_headless
+                || agent.headless_subcommands.iter().any(|s| s == word);
+            if headless && !ui_child {
                 return Ok(Extraction::Headless);
             }
             break;
@@ -467,6 +471,65 @@ mod tests {
             ex(Codex, "codex -p exec"),
             Ok(Extraction::Interactive { .. })
         ));
+    }
+
+    /// Droid 0.225.2: the UI runs its hooks under its own child `droid exec
+    /// --input-format stream-jsonrpc --output-format stream-jsonrpc`; only a
+    /// user's `droid exec "<prompt>"` is a headless run.
+    #[test]
+    fn droid_ui_child_is_not_headless_but_a_users_exec_is() {
+        let argv = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        let droid = Catalog::embedded().agent(Droid);
+        for words in [
+            &[
+                "droid",
+                "exec",
+                "--input-format",
+                "stream-jsonrpc",
+                "--output-format",
+                "stream-jsonrpc",
+            ][..],
+            &[
+                "/usr/lib/node_modules/@factory/cli-linux-x64/bin/droid",
+                "exec",
+                "--output-format=stream-jsonrpc",
+                "--input-format=stream-jsonrpc",
+            ],
+        ] {
+            assert!(
+                matches!(
+                    extract_words(droid, &argv(words)),
+                    Ok(Extraction::Interactive { .. })
+                ),
+                "{words:?}"
+            );
+        }
+        for words in [
+            &["droid", "exec", "fix the tests"][..],
+            &[
+                "droid",
+                "exec",
+                "-s",
+                "6b4d1e0a-9f59-4c43-8f7b-1d2b8f0f6c11",
+                "go on",
+            ],
+            &["droid", "exec", "--output-format", "json", "hi"],
+            &["droid", "exec", "--output-format", "stream-jsonrpc", "hi"],
+            &[
+                "droid",
+                "exec",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-jsonrpc",
+            ],
+        ] {
+            assert_eq!(
+                extract_words(droid, &argv(words)),
+                Ok(Extraction::Headless),
+                "{words:?}"
+            );
+        }
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub(crate) struct SessionDir {
     pub records: &'static str,
     /// The side file holding a title and a directory.
     pub side: &'static str,
+    /// The most bytes of the side file read.
+    pub side_max: u64,
     /// Reads the side file's (capped) bytes into the pass.
     pub read_side: fn(&[u8], &mut Acc),
 }
@@ -362,6 +364,12 @@ pub(crate) fn read(
             }),
         _ => records_of_file(&records_file, depth, &mut feed),
     };
+    // The side file is read before the verdict: where the records' first
+    // one is larger than the prefix (Grok's ~9 KB system prompt), it is
+    // what names the session.
+    let side_bytes = side
+        .as_ref()
+        .map_or(0, |sd| side_file(sd, &c.path, &mut acc));
     let modified = match (read, dir_modified) {
         (Ok(s), _) => {
             stats = s;
@@ -380,9 +388,7 @@ pub(crate) fn read(
         (Err(e), Some(d)) if e.kind() == io::ErrorKind::NotFound => d,
         (Err(_), _) => return Err(Problem::Unreadable),
     };
-    if let Some(sd) = &side {
-        side_file(sd, &c.path.join(sd.side), &mut acc, &mut stats);
-    }
+    stats.bytes += side_bytes;
     let id = match (&c.name_id, &acc.header_id, &c.id_hint) {
         (Some(n), _, _) => n.clone(),
         (None, Some(h), Some(hint)) if h.starts_with(hint.as_str()) => h.clone(),
@@ -414,11 +420,12 @@ pub(crate) fn read(
 }
 
 /// A session directory's side file (Grok's `summary.json`, Copilot's
-/// `workspace.yaml`): a title and a directory, read to at most 4 KiB.
-fn side_file(sd: &SessionDir, path: &Path, acc: &mut Acc, stats: &mut ReadStats) {
-    let Some(bytes) = read_small(path, Kind::SideFile, 4096) else {
-        return;
+/// `workspace.yaml`): a title and a directory (and Grok's id), read to at
+/// most its `side_max` bytes. The bytes read.
+fn side_file(sd: &SessionDir, dir: &Path, acc: &mut Acc) -> u64 {
+    let Some(bytes) = read_small(&dir.join(sd.side), Kind::SideFile, sd.side_max) else {
+        return 0;
     };
-    stats.bytes += bytes.len() as u64;
     (sd.read_side)(&bytes, acc);
+    bytes.len() as u64
 }

@@ -181,6 +181,12 @@ pub struct AgentDecl {
     /// it cannot tell which pane a session belongs to. Empty: no such
     /// server is known.
     pub shared_server_args: Vec<String>,
+    /// Words that, all present in an argv (spaced or as `--flag=value`),
+    /// mark the agent's own child of its interactive UI (Droid 0.225's
+    /// `exec --input-format stream-jsonrpc --output-format stream-jsonrpc`,
+    /// under which the UI's hooks run): never a headless run, whatever
+    /// its subcommand. Empty: no such child is known.
+    pub ui_child_args: Vec<String>,
     /// Declared flags, in replay order.
     pub flags: Vec<FlagDecl>,
 }

@@ -64,6 +64,8 @@ struct RawAgent {
     #[serde(default)]
     shared_server_args: Vec<String>,
     #[serde(default)]
+    ui_child_args: Vec<String>,
+    #[serde(default)]
     flags: Vec<RawFlag>,
 }
 
@@ -264,6 +266,9 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         if !ra.shared_server_args.iter().all(|w| !w.is_empty()) {
             return Err(rule("shared server words are not empty"));
         }
+        if !ra.ui_child_args.iter().all(|w| !w.is_empty()) {
+            return Err(rule("UI child words are not empty"));
+        }
         if !ra.headless_subcommands.iter().all(|w| is_plain_word(w)) {
             return Err(rule("headless subcommands must be plain words"));
         }
@@ -344,6 +349,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             positional_is_headless: ra.positional_is_headless,
             launch_id_flag: ra.launch_id_flag.clone(),
             shared_server_args: ra.shared_server_args.clone(),
+            ui_child_args: ra.ui_child_args.clone(),
             flags,
         });
     }

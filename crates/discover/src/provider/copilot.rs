@@ -79,6 +79,7 @@ fn session_dir(path: &Path) -> Option<SessionDir> {
     path.is_dir().then_some(SessionDir {
         records: "events.jsonl",
         side: "workspace.yaml",
+        side_max: 4096,
         read_side: workspace,
     })
 }

@@ -2,6 +2,11 @@
 //! `sessions/<url-encoded cwd>/<id>/` (`chat_history.jsonl`,
 //! `summary.json`) and the pid registry `active_sessions.json`
 //! (`session_id`, `pid`, in a list or a map).
+//!
+//! Grok 1.0.41 begins every `chat_history.jsonl` with a ~9 KB system-prompt
+//! record, past the listing's prefix: `summary.json` (`{info: {id, cwd},
+//! session_summary, session_kind}`) names the session instead. Its time is
+//! the id's own (a UUID v7) and the directory's.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -12,10 +17,15 @@ use agent_resume_core::{AgentDecl, AgentKind};
 use super::{unknown_resumable, Provider};
 use crate::file::Kind;
 use crate::json::Line;
+use crate::json::Str;
 use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
 use crate::registry::{self, Registered, Registry};
 use crate::store::{read_small, Entry, FileStore, Layout, Named, Projects, SessionDir, Store};
+
+/// The most bytes of `summary.json` read: a title and a few keys, far
+/// below this; a larger one is cut and names nothing.
+const SUMMARY_MAX: u64 = 64 << 10;
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Grok,
@@ -33,6 +43,7 @@ pub(super) const PROVIDER: Provider = Provider {
             Some(SessionDir {
                 records: "chat_history.jsonl",
                 side: "summary.json",
+                side_max: SUMMARY_MAX,
                 read_side: summary,
             })
         },
@@ -89,14 +100,43 @@ fn decode_cwd(name: &str) -> Option<PathBuf> {
     p.is_absolute().then_some(p)
 }
 
-/// `summary.json`: a title and a directory.
+/// `summary.json`'s keys the listing reads; the rest is skipped unread.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Summary<'a> {
+    #[serde(borrow)]
+    info: Info<'a>,
+    #[serde(borrow)]
+    session_summary: Str<'a>,
+    #[serde(borrow)]
+    title: Str<'a>,
+    #[serde(borrow)]
+    cwd: Str<'a>,
+}
+
+/// `summary.json`'s `info`: the session's id and directory.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct Info<'a> {
+    #[serde(borrow)]
+    id: Str<'a>,
+    #[serde(borrow)]
+    cwd: Str<'a>,
+}
+
+/// `summary.json`: the id and directory (`info`), and the title
+/// (`session_summary`).
 fn summary(bytes: &[u8], acc: &mut Acc) {
-    if let Ok(l) = serde_json::from_slice::<Line<'_>>(bytes) {
-        let t = l.title.get().or(l.summary.get()).or(l.name.get());
-        acc.summary = t.map(str::to_owned).or(acc.summary.take());
-        if acc.cwd.is_none() {
-            acc.cwd = l.cwd.get().map(str::to_owned);
-        }
+    let Ok(s) = serde_json::from_slice::<Summary<'_>>(bytes) else {
+        return;
+    };
+    let t = s.session_summary.get().or(s.title.get());
+    acc.summary = t.map(str::to_owned).or(acc.summary.take());
+    if acc.cwd.is_none() {
+        acc.cwd = s.info.cwd.get().or(s.cwd.get()).map(str::to_owned);
+    }
+    if acc.header_id.is_none() {
+        acc.header_id = s.info.id.get().map(str::to_owned);
     }
 }
 
@@ -171,6 +211,95 @@ mod tests {
     use super::*;
 
     const ID: &str = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+
+    /// Grok 1.0.41's id: a UUID v7.
+    const ID7: &str = "019ad4e7-3c80-7601-b726-1133cc72ef76";
+
+    /// A session directory as Grok 1.0.41 writes it: `chat_history.jsonl`
+    /// opening with a system-prompt record larger than the listing's 4 KiB
+    /// prefix, and `summary.json` beside it.
+    fn session(root: &Path, project: &str, summary: &str) -> PathBuf {
+        let dir = root.join("sessions").join(project).join(ID7);
+        std::fs::create_dir_all(&dir).expect("session dir");
+        let system = serde_json::json!({"role": "system", "content": "x".repeat(9000)});
+        let user = serde_json::json!({"role": "user", "content": "fix the flaky test"});
+        std::fs::write(
+            dir.join("chat_history.jsonl"),
+            format!("{system}\n{user}\n"),
+        )
+        .expect("history");
+        std::fs::write(dir.join("summary.json"), summary).expect("summary");
+        dir
+    }
+
+    fn read(dir: PathBuf, cwd_hint: Option<PathBuf>) -> Result<crate::SessionInfo, crate::Problem> {
+        let mut c = crate::store::Candidate {
+            name_id: Some(ID7.to_owned()),
+            path: dir,
+            id_hint: None,
+            cwd_hint,
+            dir: None,
+        };
+        crate::store::read(
+            AgentKind::Grok,
+            &PROVIDER.store,
+            &PROVIDER.records,
+            &mut c,
+            crate::read::Depth::FAST,
+        )
+        .map(|(s, _)| s)
+    }
+
+    #[test]
+    fn grok_session_with_a_first_record_past_the_prefix_is_named_by_its_summary() {
+        let root = tempfile::tempdir().expect("tempdir");
+        // A cwd too long for a directory name: a slug, so only `info` names it.
+        let summary = format!(
+            r#"{{"info":{{"id":"{ID7}","cwd":"/home/me/proj"}},"session_summary":"Fix the flaky test","session_kind":"interactive"}}"#
+        );
+        let dir = session(root.path(), "proj-3f2a9c", &summary);
+        assert!(
+            std::fs::metadata(dir.join("chat_history.jsonl"))
+                .expect("len")
+                .len()
+                > 8192
+        );
+        let s = read(dir, None).expect("listed");
+        assert_eq!(s.id, ID7);
+        assert_eq!(s.cwd, Some(PathBuf::from("/home/me/proj")));
+        assert_eq!(s.title.as_deref(), Some("Fix the flaky test"));
+        assert_eq!(
+            s.start_time(),
+            crate::correlate::uuid_v7_millis(ID7),
+            "the id's own time"
+        );
+        assert!(s.start_time().is_some());
+    }
+
+    #[test]
+    fn grok_session_with_neither_records_nor_summary_in_reach_is_half_written() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let dir = session(root.path(), "%2Fhome%2Fme", "not json");
+        assert_eq!(
+            read(dir, Some(PathBuf::from("/home/me"))).map(|s| s.id),
+            Err(crate::Problem::HalfWritten)
+        );
+    }
+
+    #[test]
+    fn grok_summary_json_names_id_cwd_and_title() {
+        let mut acc = Acc::default();
+        summary(
+            format!(
+                r#"{{"info":{{"id":"{ID7}","cwd":"/p"}},"session_summary":"S","session_kind":"interactive","title":"T"}}"#
+            )
+            .as_bytes(),
+            &mut acc,
+        );
+        assert_eq!(acc.header_id.as_deref(), Some(ID7));
+        assert_eq!(acc.cwd.as_deref(), Some("/p"));
+        assert_eq!(acc.summary.as_deref(), Some("S"));
+    }
 
     #[test]
     fn grok_directory_names_decode_to_the_cwd() {

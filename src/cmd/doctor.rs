@@ -390,8 +390,7 @@ fn agents() -> Vec<Check> {
         else {
             continue;
         };
-        let version =
-            agent_resume_engine::process::output_within(word, &["--version"], VERSION_TIMEOUT);
+        let version = agent_resume_engine::process::version_within(word, VERSION_TIMEOUT);
         if let Some(hooks) = agent_resume_engine::hooks::check(
             agent.kind,
             &homes,

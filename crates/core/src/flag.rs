@@ -144,8 +144,9 @@ fn has_headless_flag(agent: &AgentDecl, args: &[String]) -> bool {
         if headless(name) {
             return true;
         }
-        // Bundled short switches (`-cp`): any headless letter counts.
-        let bundle = w
+        // Bundled short switches (`-cp`): any headless letter counts. Only
+        // the part before `=` is a bundle: `-C=/tmp/p` is one flag's value.
+        let bundle = name
             .strip_prefix('-')
             .filter(|b| !b.starts_with('-') && b.len() > 1 && agent.flag(name).is_none());
         bundle.is_some_and(|b| {
@@ -245,7 +246,10 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
         let Some(decl) = agent.flag(name) else {
             // Unknown flag: its arity is unknown, so it is taken as a switch;
             // a value after it then reads as the first positional and stops
-            // extraction. Recording less is the safe direction.
+            // extraction. Recording less is the safe direction. A joined
+            // `--flag=value` holds its own value and never stops the scan.
+            // The catalog declares the real CLIs' value flags so their values
+            // are skipped instead.
             continue;
         };
         let value: Option<&str> = match decl.arity {
@@ -652,5 +656,116 @@ mod tests {
             ),
             vec![RecordedFlag::value("--effort", "low")]
         );
+    }
+    #[test]
+    fn a_value_flag_the_cli_really_has_is_skipped_with_its_value() {
+        let model = |v| vec![RecordedFlag::value("--model", v)];
+        assert_eq!(
+            flags(Copilot, "copilot --reasoning-effort high --model gpt-4o"),
+            model("gpt-4o")
+        );
+        assert_eq!(
+            flags(
+                Copilot,
+                "copilot -C /tmp/w --allow-url a.io b.io --share out.md --model gpt-4o"
+            ),
+            model("gpt-4o")
+        );
+        // `-i`'s value is a prompt: skipped whole, never read for flags.
+        assert_eq!(
+            flags(Copilot, "copilot -i 'fix --yolo' --model gpt-4o"),
+            model("gpt-4o")
+        );
+        assert_eq!(
+            flags(Pi, "pi --models 'a,b' --skill s.md --model gpt-4o"),
+            model("gpt-4o")
+        );
+        assert_eq!(
+            flags(Droid, "droid --append-system-prompt-file p.md --auto low"),
+            vec![RecordedFlag::value("--auto", "low")]
+        );
+        assert_eq!(
+            flags(
+                Opencode,
+                "opencode --mdns-domain x.local --replay-limit 5 -m stub/gpt-4o"
+            ),
+            model("stub/gpt-4o")
+        );
+    }
+
+    #[test]
+    fn every_declared_flag_before_a_carried_one_keeps_it() {
+        for agent in Catalog::embedded().agents() {
+            if !agent.flag("--model").is_some_and(|f| f.carry) {
+                continue;
+            }
+            let cmd = &agent.commands[0];
+            for f in agent.flags.iter().filter(|f| !f.carry && !f.headless) {
+                let text = match f.arity {
+                    Arity::Switch => format!("{cmd} {} --model m1", f.name),
+                    _ => format!("{cmd} {} v1 --model m1", f.name),
+                };
+                assert_eq!(
+                    flags(agent.kind, &text),
+                    vec![RecordedFlag::value("--model", "m1")],
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn opencode_variant_is_never_carried_into_the_ui() {
+        // The UI rejects `--variant` (usage, exit 1): only `run` has it.
+        assert_eq!(
+            flags(Opencode, "opencode --variant high -m stub/gpt-4o --auto"),
+            vec![
+                RecordedFlag::value("--model", "stub/gpt-4o"),
+                RecordedFlag::switch("--auto")
+            ]
+        );
+    }
+
+    #[test]
+    fn pi_two_letter_switches_are_not_bundles() {
+        assert_eq!(
+            flags(Pi, "pi -np -nt --model gpt-4o"),
+            vec![RecordedFlag::value("--model", "gpt-4o")]
+        );
+    }
+
+    #[test]
+    fn an_unknown_joined_flag_never_stops_the_scan() {
+        assert_eq!(
+            flags(Claude, "claude --mystery=value --model opus"),
+            vec![RecordedFlag::value("--model", "opus")]
+        );
+        // Only the part before `=` can be a bundle of short switches.
+        assert_eq!(
+            flags(Copilot, "copilot -Z=/tmp/p --model gpt-4o"),
+            vec![RecordedFlag::value("--model", "gpt-4o")]
+        );
+        assert_eq!(ex(Claude, "claude -cp=x"), Ok(Extraction::Headless));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn an_unknown_joined_flag_changes_nothing(
+            k in 0usize..64,
+            name in "--zz[a-z]{1,8}",
+            value in "[A-Za-z0-9/._ -]{0,12}",
+        ) {
+            let agents = Catalog::embedded().agents();
+            let agent = &agents[k % agents.len()];
+            let cmd = &agent.commands[0];
+            let joined = shell_words::quote(&format!("{name}={value}")).into_owned();
+            for rest in ["--model m1", "--model m1 'a prompt'", ""] {
+                proptest::prop_assert_eq!(
+                    extract(agent, &format!("{cmd} {joined} {rest}")),
+                    extract(agent, &format!("{cmd} {rest}")),
+                    "{} {} {}", cmd, joined, rest
+                );
+            }
+        }
     }
 }

@@ -215,12 +215,8 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
             &["--agent", "build"],
             true,
         ),
-        (
-            Opencode,
-            "opencode --variant high",
-            &["--variant", "high"],
-            false,
-        ),
+        // Only `opencode run` takes it; the UI rejects it: never carried.
+        (Opencode, "opencode --variant high", &[], false),
         (
             Grok,
             "grok --permission-mode=dontAsk",

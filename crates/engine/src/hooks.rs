@@ -491,11 +491,7 @@ pub fn edit(req: &Request<'_>, on: &mut dyn FnMut(Step)) -> Result<()> {
     if agent == AgentKind::Codex {
         files.push((path.clone(), Format::Toml));
         let support = if install {
-            let out = crate::process::output_within(
-                "codex",
-                &["--version"],
-                std::time::Duration::from_secs(5),
-            );
+            let out = crate::process::version_within("codex", std::time::Duration::from_secs(5));
             codex_hooks(out.as_deref())
         } else {
             CodexHooks::Supported

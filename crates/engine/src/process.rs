@@ -1,10 +1,11 @@
 //! The CLI's only process spawning (tmux has its own crate): a chained
 //! notifier, the launch wrapper's exec, an agent's `--version` asked by
-//! `install-hooks`, and the background capture `note` starts
+//! `install-hooks` and `doctor`, and the background capture `note` starts
 //! (`launch`, feature `sqlite`).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -76,17 +77,31 @@ pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
         })
 }
 
-/// Runs the program `word` found by [`on_path`] with `args` (no shell,
-/// stdin and stderr null) and returns what it printed on stdout, up to
-/// 4 KiB, if it exits 0 within `limit`; a program still running then is
-/// killed. A word found only through a relative `PATH` entry is not run.
-pub fn output_within(word: &str, args: &[&str], limit: Duration) -> Option<String> {
-    let program = on_path(word)?;
+/// Asks the program `word` found by [`on_path`] for its `--version` (no
+/// shell, stdin null) and returns what it printed, up to 4 KiB per stream,
+/// if it exits 0 within `limit`; a program still running then is killed. A
+/// word found only through a relative `PATH` entry is not run. The answer is
+/// stdout, else stderr when only stderr holds a version: pi prints its
+/// version there.
+pub fn version_within(word: &str, limit: Duration) -> Option<String> {
+    version_of(&on_path(word)?, limit)
+}
+
+fn version_of(program: &Path, limit: Duration) -> Option<String> {
+    let (out, err) = output_within(program, &["--version"], limit)?;
+    let has = |t: &str| crate::hooks::version_in(t).is_some();
+    Some(if !has(&out) && has(&err) { err } else { out })
+}
+
+/// Runs `program` with `args` and returns its stdout and stderr, up to
+/// 4 KiB each, if it exits 0 within `limit`. Both are read after the exit:
+/// a `--version` answer fits the pipes' buffers.
+fn output_within(program: &Path, args: &[&str], limit: Duration) -> Option<(String, String)> {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .ok()?;
     let started = Instant::now();
@@ -101,12 +116,53 @@ pub fn output_within(word: &str, args: &[&str], limit: Duration) -> Option<Strin
             }
         }
     };
-    let mut out = String::new();
-    child
-        .stdout
-        .take()?
-        .take(4096)
-        .read_to_string(&mut out)
-        .ok()?;
-    status.success().then_some(out)
+    let read = |pipe: Option<&mut dyn Read>| {
+        let mut text = String::new();
+        pipe?.take(4096).read_to_string(&mut text).ok()?;
+        Some(text)
+    };
+    let out = read(child.stdout.as_mut().map(|p| p as &mut dyn Read))?;
+    let err = read(child.stderr.as_mut().map(|p| p as &mut dyn Read)).unwrap_or_default();
+    status.success().then_some((out, err))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn stand_in(dir: &Path, body: &str) -> std::path::PathBuf {
+        let path = dir.join("agent");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn a_version_printed_on_stderr_is_read_there() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let limit = Duration::from_secs(5);
+        let pi = stand_in(dir.path(), "echo 0.73.1 >&2");
+        assert_eq!(version_of(&pi, limit).as_deref(), Some("0.73.1\n"));
+    }
+
+    #[test]
+    fn stdout_wins_and_a_failed_or_silent_probe_answers_no_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let limit = Duration::from_secs(5);
+        let both = stand_in(
+            dir.path(),
+            "echo 'codex-cli 0.171.0'; echo 'warn 9.9.9' >&2",
+        );
+        assert_eq!(
+            version_of(&both, limit).as_deref(),
+            Some("codex-cli 0.171.0\n")
+        );
+        let failed = stand_in(dir.path(), "echo 1.2.3 >&2; exit 1");
+        assert_eq!(version_of(&failed, limit), None);
+        let none = stand_in(dir.path(), "echo usage >&2");
+        let answer = version_of(&none, limit);
+        assert_eq!(answer.as_deref(), Some(""));
+        assert_eq!(answer.as_deref().and_then(crate::hooks::version_in), None);
+    }
 }

@@ -357,20 +357,8 @@ enum CodexHooks {
     Unknown,
 }
 
-fn version_of(text: &str) -> Option<(u64, u64, u64)> {
-    text.split_whitespace().find_map(|w| {
-        let mut parts = w.trim_start_matches('v').splitn(3, '.');
-        let mut number = || -> Option<u64> {
-            let p = parts.next()?;
-            let digits = &p[..p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len())];
-            digits.parse().ok()
-        };
-        Some((number()?, number()?, number()?))
-    })
-}
-
 fn codex_hooks(version_output: Option<&str>) -> CodexHooks {
-    match version_output.and_then(version_of) {
+    match version_output.and_then(crate::process::version_in) {
         None => CodexHooks::Unknown,
         Some(v) if v >= CODEX_HOOKS_SINCE => CodexHooks::Supported,
         Some((a, b, c)) => CodexHooks::TooOld(format!("{a}.{b}.{c}")),
@@ -799,7 +787,7 @@ pub fn check(
 
 /// The first `a.b.c` version in an agent's `--version` output.
 pub fn version_in(text: &str) -> Option<(u64, u64, u64)> {
-    version_of(text)
+    crate::process::version_in(text)
 }
 
 #[cfg(test)]

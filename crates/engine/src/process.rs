@@ -89,8 +89,21 @@ pub fn version_within(word: &str, limit: Duration) -> Option<String> {
 
 fn version_of(program: &Path, limit: Duration) -> Option<String> {
     let (out, err) = output_within(program, &["--version"], limit)?;
-    let has = |t: &str| crate::hooks::version_in(t).is_some();
+    let has = |t: &str| version_in(t).is_some();
     Some(if !has(&out) && has(&err) { err } else { out })
+}
+
+/// The first `a.b.c` version in a program's `--version` output.
+pub fn version_in(text: &str) -> Option<(u64, u64, u64)> {
+    text.split_whitespace().find_map(|w| {
+        let mut parts = w.trim_start_matches('v').splitn(3, '.');
+        let mut number = || -> Option<u64> {
+            let p = parts.next()?;
+            let digits = &p[..p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len())];
+            digits.parse().ok()
+        };
+        Some((number()?, number()?, number()?))
+    })
 }
 
 /// Runs `program` with `args` and returns its stdout and stderr, up to
@@ -163,6 +176,6 @@ mod tests {
         let none = stand_in(dir.path(), "echo usage >&2");
         let answer = version_of(&none, limit);
         assert_eq!(answer.as_deref(), Some(""));
-        assert_eq!(answer.as_deref().and_then(crate::hooks::version_in), None);
+        assert_eq!(answer.as_deref().and_then(version_in), None);
     }
 }

@@ -1,0 +1,306 @@
+//! What the shell integration costs an interactive shell inside tmux
+//! (issue 24's P8 and P9), measured against units taken in the same run.
+//!
+//! **P8, per command line**: an interactive shell in a pane of a private
+//! tmux server is fed 300 `true` lines at once (one `send-keys`), then a
+//! line that prints a marker; the time until the marker shows, divided by
+//! the lines, is one line's cost. The same shell with no rc but the prompt
+//! is the floor; the difference is the integration's cost per line,
+//! reported against one tmux client round trip (`tmux display -p`), the
+//! unit the integration's per-prompt calls are made of. Goal ≤ 0.25.
+//!
+//! **P9, per shell start**: a new window running the shell until its first
+//! prompt shows, with and without the integration; the difference against
+//! one `agent-resume --version` process. Goal ≤ 1.5.
+//!
+//! bash, zsh and fish each; the feature on (`AGENT_RESUME=1`), a private
+//! `HOME` and database. Rounds interleave the shell with and without the
+//! integration (`support/ratio.rs`), so load on the shared machine weighs
+//! on both.
+//!
+//! Reproduce: `cargo build --release && cargo bench --bench shell_cost`
+//! (`SHELL_COST_ROUNDS`, default 5; `SHELL_COST_SHELLS=bash,zsh`).
+
+#[path = "support/ratio.rs"]
+mod ratio;
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Lines per P8 round.
+const LINES: usize = 300;
+
+/// How long any one wait may take.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+struct World {
+    dir: tempfile::TempDir,
+    socket: String,
+    env: Vec<(OsString, OsString)>,
+    bin: PathBuf,
+}
+
+impl World {
+    fn new(bin: &Path) -> World {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().to_owned();
+        for d in ["home", "tmux", "plain", "int", "home/.config/fish"] {
+            fs::create_dir_all(root.join(d)).expect("mkdir");
+        }
+        let init = |shell: &str| match shell {
+            "fish" => format!("{} init fish | source\n", bin.display()),
+            _ => format!("eval \"$({} init {shell})\"\n", bin.display()),
+        };
+        // Each variant's rc: the same prompt, the integration or not.
+        for (variant, with) in [("plain", false), ("int", true)] {
+            let d = root.join(variant);
+            let mut bash = String::from("PS1='bench$ '\n");
+            let mut zsh = String::from("PS1='bench$ '\n");
+            let mut fish = String::from(
+                "function fish_prompt\n    printf 'bench$ '\nend\nfunction fish_greeting\nend\n",
+            );
+            if with {
+                bash.push_str(&init("bash"));
+                zsh.push_str(&init("zsh"));
+                fish.push_str(&init("fish"));
+            }
+            fs::write(d.join("bashrc"), bash).expect("writes bashrc");
+            fs::create_dir_all(d.join("zdot")).expect("mkdir");
+            fs::write(d.join("zdot/.zshrc"), zsh).expect("writes zshrc");
+            fs::write(d.join("config.fish"), fish).expect("writes config.fish");
+        }
+        let os = |s: &str| OsString::from(s);
+        let env = vec![
+            (os("HOME"), root.join("home").into_os_string()),
+            (os("PATH"), os("/usr/local/bin:/usr/bin:/bin")),
+            (os("LANG"), os("C.UTF-8")),
+            (os("TERM"), os("xterm-256color")),
+            (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
+            (os("AGENT_RESUME"), os("1")),
+            (
+                os("AGENT_RESUME_DB"),
+                root.join("home/recordings.sqlite3").into_os_string(),
+            ),
+        ];
+        let w = World {
+            dir,
+            socket: format!("ar-shell-cost-{}", std::process::id()),
+            env,
+            bin: bin.to_owned(),
+        };
+        w.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "anchor",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "sleep 100000",
+        ]);
+        w
+    }
+
+    fn command(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = self
+            .command(Path::new("tmux"))
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("runs tmux");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The command line starting `shell` with `variant`'s rc.
+    fn shell_line(&self, shell: &str, variant: &str) -> String {
+        let d = self.dir.path().join(variant);
+        match shell {
+            "bash" => format!(
+                "bash --noprofile --rcfile {} -i",
+                d.join("bashrc").display()
+            ),
+            "zsh" => format!("env ZDOTDIR={} zsh -i", d.join("zdot").display()),
+            _ => format!(
+                "fish --no-config -C 'source {}'",
+                d.join("config.fish").display()
+            ),
+        }
+    }
+
+    /// A new window running the shell; its target and the time until its
+    /// first prompt showed.
+    fn start(&self, shell: &str, variant: &str) -> (String, Duration) {
+        let line = self.shell_line(shell, variant);
+        let t = Instant::now();
+        let target = self
+            .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", &line])
+            .trim()
+            .to_owned();
+        self.wait_screen(&target, |s| s.contains("bench$"));
+        (target, t.elapsed())
+    }
+
+    fn wait_screen(&self, target: &str, done: impl Fn(&str) -> bool) {
+        let t = Instant::now();
+        loop {
+            let s = self.tmux(&["capture-pane", "-p", "-t", target]);
+            if done(&s) {
+                return;
+            }
+            assert!(t.elapsed() < PATIENCE, "{target} never showed it:\n{s}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// One P8 round: seconds per line.
+    fn lines(&self, shell: &str, variant: &str, round: usize) -> f64 {
+        let (target, _) = self.start(shell, variant);
+        let marker = format!("done{round}x");
+        let mut text = "true\n".repeat(LINES);
+        text.push_str(&format!("echo {marker}\n"));
+        let t = Instant::now();
+        self.tmux(&["send-keys", "-t", &target, "-l", &text]);
+        self.wait_screen(&target, |s| s.lines().any(|l| l.trim() == marker));
+        let per = t.elapsed().as_secs_f64() / LINES as f64;
+        self.tmux(&["kill-pane", "-t", &target]);
+        per
+    }
+
+    /// One tmux client round trip, in seconds (median of 50).
+    fn round_trip(&self) -> f64 {
+        let mut v: Vec<f64> = (0..50)
+            .map(|_| {
+                let t = Instant::now();
+                self.tmux(&["display-message", "-p", "x"]);
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+
+    /// One `agent-resume --version` process, in seconds (median of 20).
+    fn version(&self) -> f64 {
+        let mut v: Vec<f64> = (0..20)
+            .map(|_| {
+                let t = Instant::now();
+                let out = self
+                    .command(&self.bin)
+                    .arg("--version")
+                    .output()
+                    .expect("runs agent-resume");
+                assert!(out.status.success());
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self
+            .command(Path::new("tmux"))
+            .args(["-L", &self.socket, "kill-server"])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn main() {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let bin = target.join("release/agent-resume");
+    if !bin.is_file() {
+        println!(
+            "shell_cost: {} is missing; build it first: cargo build --release",
+            bin.display()
+        );
+        return;
+    }
+    let rounds: usize = std::env::var("SHELL_COST_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(5);
+    let shells: Vec<String> = std::env::var("SHELL_COST_SHELLS")
+        .unwrap_or_else(|_| "bash,zsh,fish".to_owned())
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    let w = World::new(&bin);
+    let trip = w.round_trip();
+    let version = w.version();
+    println!(
+        "shell_cost: one tmux round trip {:.2} ms, one agent-resume --version {:.2} ms, {rounds} rounds",
+        trip * 1e3,
+        version * 1e3
+    );
+    for shell in &shells {
+        if Command::new(shell).arg("--version").output().is_err() {
+            println!("shell_cost: {shell} is not installed; not measured");
+            continue;
+        }
+        let mut round = 0;
+        let p8 = ratio::interleaved(
+            rounds,
+            || {
+                round += 1;
+                w.lines(shell, "int", round)
+            },
+            || w.lines(shell, "plain", 0),
+        );
+        let added = p8.path.as_secs_f64() - p8.floor.as_secs_f64();
+        println!(
+            "P8 {shell}: {:.2} ms per line with the integration, {:.2} ms without: +{:.2} ms = {:.2} tmux round trips (goal <= 0.25: {})",
+            p8.path.as_secs_f64() * 1e3,
+            p8.floor.as_secs_f64() * 1e3,
+            added * 1e3,
+            added / trip,
+            if added / trip <= 0.25 { "holds" } else { "MISSED" }
+        );
+        let p9 = ratio::interleaved(
+            rounds,
+            || {
+                let (t, d) = w.start(shell, "int");
+                w.tmux(&["kill-pane", "-t", &t]);
+                d.as_secs_f64()
+            },
+            || {
+                let (t, d) = w.start(shell, "plain");
+                w.tmux(&["kill-pane", "-t", &t]);
+                d.as_secs_f64()
+            },
+        );
+        let added = p9.path.as_secs_f64() - p9.floor.as_secs_f64();
+        println!(
+            "P9 {shell}: start {:.1} ms with the integration, {:.1} ms without: +{:.1} ms = {:.2} agent-resume processes (goal <= 1.5: {})",
+            p9.path.as_secs_f64() * 1e3,
+            p9.floor.as_secs_f64() * 1e3,
+            added * 1e3,
+            added / version,
+            if added / version <= 1.5 { "holds" } else { "MISSED" }
+        );
+    }
+}

@@ -12,7 +12,6 @@ mod cmd;
 mod config;
 mod paths;
 mod restore;
-mod restore_log;
 mod stdin;
 mod telemetry_file;
 #[cfg(target_os = "linux")]
@@ -169,10 +168,15 @@ fn main() -> ExitCode {
         Command::Forget(args) => cmd::forget::run(args, &paths),
         Command::Ended(args) => Ok(cmd::ended::run(args, &paths)),
         Command::Follow(args) => {
-            let mut log = restore_log::Log::append();
-            restore_log::follow(&args.queue, &Default::default(), &paths, &mut |m| {
-                log.line(m)
-            });
+            use agent_resume_engine::restore::log;
+            let mut out = log::Log::append();
+            log::follow(
+                &args.queue,
+                &Default::default(),
+                &paths,
+                &when::now,
+                &mut |m| out.line(m),
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Recordings(args) => cmd::recordings::run(args, &paths),

@@ -201,10 +201,32 @@ fn doctor_fails_kittys_set_up_only_inside_kitty_and_passes_it_once_set_up() {
     let _listener = UnixListener::bind(&sock).unwrap();
     let to = format!("unix:{}", sock.display());
     let out = home.stdout(&["doctor"], &[inside[0], ("KITTY_LISTEN_ON", &to)]);
-    for key in ["kitty.conf", "kitty.dir", "kitty.socket", "kitty.saved"] {
+    for key in [
+        "kitty.conf",
+        "kitty.start",
+        "kitty.dir",
+        "kitty.socket",
+        "kitty.saved",
+    ] {
         let l = doctor_line(&out, key).unwrap_or_else(|| panic!("no {key}:\n{out}"));
         assert!(l.starts_with("✓ "), "{key}:\n{out}");
     }
+    // A kitty.conf of an earlier set-up, without `startup_session`: kitty
+    // started as usual restores nothing, which doctor says (a warning).
+    let conf = fs::read_to_string(home.conf()).unwrap();
+    let earlier: String = conf
+        .lines()
+        .filter(|l| !l.starts_with("startup_session "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(home.conf(), earlier).unwrap();
+    let out = home.stdout(&["doctor"], &[inside[0], ("KITTY_LISTEN_ON", &to)]);
+    let start = doctor_line(&out, "kitty.start").unwrap();
+    assert!(
+        start.starts_with("! ") && start.contains("startup_session"),
+        "{out}"
+    );
+    fs::write(home.conf(), conf).unwrap();
 
     // A socket directory others may write: neither it nor the socket is
     // trusted.

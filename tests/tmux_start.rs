@@ -300,8 +300,15 @@ impl World {
     /// A user typing `tmux`: a control-mode client on a new session (its
     /// stdin held open, as a terminal would).
     fn attach_new(&self) -> Child {
+        self.attach_new_with(&[])
+    }
+
+    /// [`World::attach_new`], the server (and so its panes) also having
+    /// `env`.
+    fn attach_new_with(&self, env: &[(&str, &str)]) -> Child {
         self.tmux
             .command()
+            .envs(env.iter().copied())
             .args(["-C", "new-session", "-x", "160", "-y", "50"])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -463,16 +470,7 @@ fn with_the_feature_off_a_start_reads_nothing_and_the_hooks_save_again() {
     let w = World::new("");
     w.build();
     w.reboot();
-    let client = w
-        .tmux
-        .command()
-        .env("AGENT_RESUME", "0")
-        .args(["-C", "new-session", "-s", "fresh", "-x", "100", "-y", "30"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let client = w.attach_new_with(&[("AGENT_RESUME", "0")]);
     wait_for("the start to have run", || {
         fs::read_to_string(w.log())
             .ok()
@@ -532,16 +530,7 @@ fn a_restore_resumes_the_pane_in_front_first_and_never_more_agents_at_once_than_
     w.reboot();
 
     // Each agent takes 0.3 s to be ready.
-    let client = w
-        .tmux
-        .command()
-        .env("STANDIN_READY", "0.3")
-        .args(["-C", "new-session", "-x", "200", "-y", "60"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let client = w.attach_new_with(&[("STANDIN_READY", "0.3")]);
     wait_for("all six to resume", || {
         (w.resumed().len() == 6).then_some(())
     });
@@ -731,16 +720,7 @@ fn a_resume_the_agent_refuses_is_reported_as_exited_and_its_recording_is_kept() 
     let ids = w.build();
     let saved = w.saved();
     w.reboot();
-    let client = w
-        .tmux
-        .command()
-        .env("STANDIN_REFUSE_RESUME", "1")
-        .args(["-C", "new-session", "-x", "160", "-y", "50"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let client = w.attach_new_with(&[("STANDIN_REFUSE_RESUME", "1")]);
     let log = wait_for("the start to follow both resumes to their end", || {
         fs::read_to_string(w.log())
             .ok()

@@ -93,47 +93,14 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     }
 }
 
-/// `kitty start`: never leaves the window without a shell or a restored
-/// kitty. Its notes go to the restore log.
+/// `kitty start`: the first window of a kitty started as usual.
 fn start(o: &Overrides) -> Result<ExitCode> {
-    use agent_resume_kitty::start::{self as kstart, Started};
-    let mut log = crate::restore_log::Log::open();
+    let mut log = restore::log::Log::open();
     let session = paths::state()?.join("kitty.session");
-    let started = kstart::start(
-        o,
-        &session,
-        this_program(),
-        when::now(),
-        restore::Telemetry::File,
-        &mut |m| log.line(m),
-    );
-    let why = match started {
-        Ok(Started::Restored { session, report }) => match kstart::launch(&session) {
-            Ok(()) => {
-                log.line(&format!(
-                    "kitty start: {} window(s) planned, {} agent(s) armed; kitty --session {}",
-                    report.plans.len(),
-                    report.armed,
-                    paths::show(&session)
-                ));
-                if let Some(queue) = &report.queue {
-                    crate::restore_log::follow_in_background(queue);
-                }
-                // This window ends, and the kitty it was the only window of.
-                return Ok(ExitCode::SUCCESS);
-            }
-            Err(e) => format!("the restored kitty did not start ({e})"),
-        },
-        Ok(Started::Disabled) => "disabled; nothing restored".to_owned(),
-        Ok(Started::Manual) => "restore = \"manual\"; nothing restored".to_owned(),
-        Ok(Started::Nothing(why)) => format!("nothing restored ({why})"),
-        Ok(_) => "nothing restored".to_owned(),
-        Err(e) => config::chain(&e),
-    };
-    log.line(&format!("kitty start: {why}"));
-    drop(log);
-    let e = kstart::become_shell();
-    anyhow::bail!("no shell could start: {e}")
+    match agent_resume_kitty::start::first_window(o, &session, when::now(), &mut log) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => anyhow::bail!("no shell could start: {e}"),
+    }
 }
 
 fn save(args: &SaveArgs, o: &Overrides) -> Result<ExitCode> {

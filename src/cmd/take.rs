@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use agent_resume_core::{Shell, TelemetrySink};
 use agent_resume_engine::fs::RealFs;
-use agent_resume_engine::{ask, take};
+use agent_resume_engine::take;
 use agent_resume_store::{OpenOptions, TakeError, Ticket};
 use agent_resume_tmux::Socket;
 use anyhow::Result;
@@ -118,6 +118,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         }
     };
     let mut sink = FileSink::new(telemetry_file::path()?);
+    let settings = config::restore_settings(o);
     let request = take::Request {
         shell: args.shell,
         ready: take::Ready {
@@ -125,10 +126,10 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             queued_command: args.queued_command,
         },
         now,
-        armed_expiry_millis: config::armed_expiry_millis(o),
+        armed_expiry_millis: settings.armed_expiry_millis,
         fs: &RealFs,
     };
-    let (taken, mut event) = take::decide(&(&armed).into(), &request);
+    let (taken, event) = take::decide(&(&armed).into(), &request);
     let line = match taken {
         take::Taken::Line(line) => line,
         take::Taken::Dropped(why) => {
@@ -147,22 +148,21 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
             return Ok(ExitCode::from(NOTHING));
         }
     };
-    // `restore = "ask"`: the pane's terminal is asked, one key.
-    if config::restore_settings(o).mode == config::RestoreMode::Ask {
-        let dir = std::env::current_dir().unwrap_or_default();
-        let question = ask::question(line.agent, &dir, armed.observed_at, now, &line.argv);
-        if ask::ask_terminal(&question) != ask::Answer::Yes {
-            event.outcome = agent_resume_core::Outcome::Declined;
-            event.posture_carried = false;
-            sink.emit(&event);
-            return Ok(ExitCode::from(NOTHING));
+    let clock = when::now;
+    match take::hand_out(
+        line,
+        event,
+        &armed,
+        now,
+        settings.mode,
+        &mut store,
+        &mut sink,
+        &clock,
+    ) {
+        Some(line) => {
+            println!("{}", line.line);
+            Ok(ExitCode::SUCCESS)
         }
+        None => Ok(ExitCode::from(NOTHING)),
     }
-    sink.emit(&event);
-    // Its turn among the restore's agents: the pane in front first, a
-    // bounded number starting at once.
-    // Nothing is printed while it waits: the pane's screen is the agent's.
-    take::wait_turn(&mut store, armed.pane, &when::now, &mut |_| {});
-    println!("{}", line.line);
-    Ok(ExitCode::SUCCESS)
 }

@@ -209,7 +209,9 @@ fn restore(args: &RestoreArgs, o: &Overrides) -> Result<ExitCode> {
     let wait = args.wait || (!args.no_wait && !args.json && std::io::stdout().is_terminal());
     if wait && !args.dry_run {
         if let Some(queue) = &restored.queue {
-            crate::restore_log::follow(queue, &restored.places, o, &mut |line| println!("{line}"));
+            restore::log::follow(queue, &restored.places, o, &when::now, &mut |line| {
+                println!("{line}")
+            });
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -236,7 +238,7 @@ pub fn restore_server(tmux: Tmux, recreate: bool, dry_run: bool, o: &Overrides) 
 /// `tmux start`: the server's restore at its start. Run in the background
 /// by tmux, whose job output is no place for notes: they go to the log.
 fn start(server: &Server, o: &Overrides) -> Result<ExitCode> {
-    let mut log = crate::restore_log::Log::open();
+    let mut log = restore::log::Log::open();
     let outcome = agent_resume_tmux::start::start(
         server.tmux(),
         o,
@@ -247,10 +249,12 @@ fn start(server: &Server, o: &Overrides) -> Result<ExitCode> {
     );
     match outcome {
         Ok(done) => {
-            log.started(&done);
+            log.line(&done.describe());
             if let agent_resume_tmux::start::Started::Restored(report) = &done {
                 if let Some(queue) = &report.queue {
-                    crate::restore_log::follow(queue, &report.places, o, &mut |m| log.line(m));
+                    restore::log::follow(queue, &report.places, o, &when::now, &mut |m| {
+                        log.line(m)
+                    });
                 }
             }
         }

@@ -214,6 +214,8 @@ impl Tickets {
 #[cfg(feature = "sqlite")]
 mod host;
 #[cfg(feature = "sqlite")]
+pub mod log;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]
 pub mod watch;

@@ -295,24 +295,30 @@ fn table_quiet(o: &Overrides) -> Option<toml::Table> {
         .and_then(|t| t.parse::<toml::Table>().ok())
 }
 
-/// The restore settings a host reads at its start.
+/// The settings a restore and a take read, from one read of the config
+/// file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RestoreSettings {
     /// What happens at start.
     pub mode: RestoreMode,
     /// How many agents start at once.
     pub max_concurrent: u32,
+    /// How long an armed line may wait for its pane's first prompt, in
+    /// milliseconds ([`armed_expiry_minutes`]).
+    pub armed_expiry_millis: i64,
 }
 
 /// The restore settings for the config file `o` names, read quietly.
 pub fn restore_settings(o: &Overrides) -> RestoreSettings {
     let table = table_quiet(o);
     let var = |k: &str| std::env::var_os(k).and_then(|v| v.into_string().ok());
+    let expiry = armed_expiry_minutes(var(ARMED_EXPIRY_ENV).as_deref(), table.as_ref());
     let cores = std::thread::available_parallelism()
         .map_or(1, |n| u32::try_from(n.get()).unwrap_or(MAX_CONCURRENT_MAX));
     RestoreSettings {
         mode: restore_mode(var(RESTORE_ENV).as_deref(), table.as_ref()),
         max_concurrent: max_concurrent(var(MAX_CONCURRENT_ENV).as_deref(), table.as_ref(), cores),
+        armed_expiry_millis: expiry * 60 * 1000,
     }
 }
 

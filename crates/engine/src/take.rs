@@ -164,30 +164,52 @@ const TURN_POLL: (u64, u64) = (20, 100);
 
 /// Waits until `pane`'s agent may start (see
 /// [`agent_resume_core::stagger`]): at once when the pane is in no
-/// restore's queue or the store cannot say; `waiting` hears once, with how
-/// many agents are starting, when the pane has to wait.
+/// restore's queue or the store cannot say. Nothing is shown while it
+/// waits: the pane's screen is the agent's.
 #[cfg(feature = "sqlite")]
 pub fn wait_turn(
     store: &mut agent_resume_store::Store,
     pane: agent_resume_core::PaneId,
     clock: &dyn Fn() -> UnixMillis,
-    waiting: &mut dyn FnMut(usize),
 ) {
-    let mut told = false;
     let mut poll = TURN_POLL.0;
-    loop {
-        match store.turn_step(pane, clock(), &agent_resume_core::stagger::turn) {
-            Ok(agent_resume_store::Step::Wait { starting }) => {
-                if !told {
-                    waiting(starting);
-                    told = true;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(poll));
-                poll = (poll * 3 / 2).min(TURN_POLL.1);
-            }
-            Ok(_) | Err(_) => return,
+    while let Ok(agent_resume_store::Step::Wait) =
+        store.turn_step(pane, clock(), &agent_resume_core::stagger::turn)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(poll));
+        poll = (poll * 3 / 2).min(TURN_POLL.1);
+    }
+}
+
+/// What a take does with a line [`decide`] handed out, and its event:
+/// with `restore = "ask"` the pane's terminal is asked first (a no is the
+/// event `declined`, and no line); the event is emitted; then the pane
+/// waits its turn among its restore's agents ([`wait_turn`]).
+#[cfg(feature = "sqlite")]
+#[allow(clippy::too_many_arguments)]
+pub fn hand_out(
+    line: Line,
+    mut event: Event,
+    armed: &agent_resume_store::Armed,
+    now: UnixMillis,
+    mode: crate::settings::RestoreMode,
+    store: &mut agent_resume_store::Store,
+    sink: &mut dyn agent_resume_core::TelemetrySink,
+    clock: &dyn Fn() -> UnixMillis,
+) -> Option<Line> {
+    if mode == crate::settings::RestoreMode::Ask {
+        let dir = std::env::current_dir().unwrap_or_default();
+        let question = crate::ask::question(line.agent, &dir, armed.observed_at, now, &line.argv);
+        if crate::ask::ask_terminal(&question) != crate::ask::Answer::Yes {
+            event.outcome = Outcome::Declined;
+            event.posture_carried = false;
+            sink.emit(&event);
+            return None;
         }
     }
+    sink.emit(&event);
+    wait_turn(store, armed.pane, clock);
+    Some(line)
 }
 
 #[cfg(test)]

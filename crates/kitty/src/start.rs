@@ -129,18 +129,76 @@ pub fn start(
     })
 }
 
+/// What kitty's first window does ([`start`], then [`launch`] or
+/// [`become_shell`]), its notes in `log`: `Ok` once the restored kitty is
+/// started (the window then ends); otherwise it becomes the user's shell
+/// and returns only when no shell could start.
+pub fn first_window(
+    o: &Overrides,
+    session: &Path,
+    now: UnixMillis,
+    log: &mut restore::log::Log,
+) -> std::io::Result<()> {
+    let program = agent_resume_engine::host::this_program();
+    let started = start(o, session, program, now, Telemetry::File, &mut |m| {
+        log.line(m)
+    });
+    let why = match started {
+        Ok(Started::Restored { session, report }) => match launch(&session) {
+            Ok(()) => {
+                log.line(&format!(
+                    "kitty start: {} window(s) planned, {} agent(s) armed; kitty --session {}",
+                    report.plans.len(),
+                    report.armed,
+                    paths::show(&session)
+                ));
+                if let (Some(queue), Ok(me)) = (&report.queue, std::env::current_exe()) {
+                    if let Err(e) = restore::log::follow_in_background(&me, queue) {
+                        log.line(&format!("kitty start: its resumes are not followed ({e})"));
+                    }
+                }
+                return Ok(());
+            }
+            Err(e) => format!("the restored kitty did not start ({e})"),
+        },
+        Ok(Started::Disabled) => "disabled; nothing restored".to_owned(),
+        Ok(Started::Manual) => "restore = \"manual\"; nothing restored".to_owned(),
+        Ok(Started::Nothing(why)) => format!("nothing restored ({why})"),
+        Err(e) => agent_resume_engine::error_line(&e),
+    };
+    log.line(&format!("kitty start: {why}"));
+    Err(become_shell())
+}
+
+/// Why the start session file was not written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartupError {
+    /// Its path cannot be written into kitty.conf exactly (kitty expands
+    /// `$VAR` and `~` in `startup_session`).
+    #[error("the start session's path cannot be named in kitty.conf: {0}")]
+    Path(crate::Refused),
+    /// It could not be written.
+    #[error(transparent)]
+    Write(#[from] crate::host::WriteError),
+}
+
 /// Writes the start session file into `dir` (the private socket
-/// directory) and returns the kitty.conf line that names it. `bin` is
-/// this program, used only when it needs no quoting in kitty's session
-/// syntax; otherwise `agent-resume` from `PATH`.
-pub fn startup_line(dir: &Path, bin: &str) -> Result<String, crate::host::WriteError> {
+/// directory) and returns the kitty.conf line that names it. The path
+/// passes the same boundary as a session file's directories; `bin` is this
+/// program, used only when it needs no quoting in kitty's session syntax,
+/// otherwise `agent-resume` from `PATH`.
+pub fn startup_line(dir: &Path, bin: &str) -> Result<String, StartupError> {
+    let path = dir.join(START_SESSION);
+    let text = crate::literal(crate::Value::Directory, path.as_os_str())
+        .map_err(StartupError::Path)?
+        .to_owned();
     let plain = |p: &str| {
         !p.is_empty()
             && p.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
     };
     let bin = if plain(bin) { bin } else { "agent-resume" };
-    let path = dir.join(START_SESSION);
     crate::host::write(
         &path,
         &format!(
@@ -149,7 +207,7 @@ pub fn startup_line(dir: &Path, bin: &str) -> Result<String, crate::host::WriteE
              launch {bin} kitty start\n"
         ),
     )?;
-    Ok(format!("startup_session {}\n", paths::show(&path)))
+    Ok(format!("startup_session {text}\n"))
 }
 
 /// Variables of the kitty this runs in that the new kitty must not
@@ -192,4 +250,43 @@ pub fn become_shell() -> std::io::Error {
         return std::process::Command::new("/bin/sh").exec();
     }
     err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_session_is_named_only_by_a_path_kitty_reads_back_exactly() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let line = startup_line(tmp.path(), "/opt/bin/agent-resume").expect("written");
+        let path = tmp.path().join(START_SESSION);
+        assert_eq!(line, format!("startup_session {}\n", path.display()));
+        let text = std::fs::read_to_string(&path).expect("reads");
+        assert!(
+            text.ends_with("launch /opt/bin/agent-resume kitty start\n"),
+            "{text}"
+        );
+        // A program path kitty's session syntax would split is not written.
+        startup_line(tmp.path(), "/opt/my bin/agent-resume").expect("written");
+        let text = std::fs::read_to_string(&path).expect("reads");
+        assert!(
+            text.ends_with("launch agent-resume kitty start\n"),
+            "{text}"
+        );
+        // kitty expands `$VAR` in `startup_session`: refused, and
+        // nothing written there.
+        for bad in ["a$HOME", "a${X}", "a\nb"] {
+            let dir = tmp.path().join(bad);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            assert!(
+                matches!(
+                    startup_line(&dir, "agent-resume"),
+                    Err(StartupError::Path(_))
+                ),
+                "{bad:?}"
+            );
+            assert!(!dir.join(START_SESSION).exists(), "{bad:?}");
+        }
+    }
 }

@@ -58,11 +58,8 @@ pub enum Step {
     NotQueued,
     /// Its turn: the start is marked.
     Go,
-    /// Not yet: how many of its restore are starting or ranked ahead.
-    Wait {
-        /// Agents of its restore starting now.
-        starting: usize,
-    },
+    /// Not yet.
+    Wait,
 }
 
 /// Core's turn decision: the pane, the other rows, the cap, the time.
@@ -126,14 +123,6 @@ enum Look {
         others: Vec<Queued>,
         cap: u32,
     },
-}
-
-/// Agents of a restore started and not yet reported.
-fn starting(others: &[Queued]) -> usize {
-    others
-        .iter()
-        .filter(|q| q.started_at.is_some() && q.reported_at.is_none())
-        .count()
 }
 
 /// Reads `pane`'s row and the other rows of its restore.
@@ -249,9 +238,7 @@ impl Store {
             Look::Started => return Ok(Step::Go),
             Look::Queued { me, others, cap } if me.waiting_at.is_some() => {
                 if decide(&me, &others, cap, now) == Turn::Wait {
-                    return Ok(Step::Wait {
-                        starting: starting(&others),
-                    });
+                    return Ok(Step::Wait);
                 }
             }
             Look::Queued { .. } => {}
@@ -285,9 +272,7 @@ impl Store {
                     params![id, waiting_at.0],
                 )
                 .map_err(WriteError::sqlite)?;
-                Step::Wait {
-                    starting: starting(&others),
-                }
+                Step::Wait
             }
         };
         tx.commit().map_err(WriteError::sqlite)?;
@@ -414,7 +399,7 @@ mod tests {
         // The last arrives first: the first is still within its grace.
         assert!(matches!(
             store.turn_step(p(2), UnixMillis(10), &turn).expect("step"),
-            Step::Wait { .. }
+            Step::Wait
         ));
         assert_eq!(
             store.turn_step(p(0), UnixMillis(20), &turn).expect("step"),
@@ -422,7 +407,7 @@ mod tests {
         );
         assert!(matches!(
             store.turn_step(p(1), UnixMillis(30), &turn).expect("step"),
-            Step::Wait { .. }
+            Step::Wait
         ));
         // The first reports its conversation: the next goes.
         let rec = agent_resume_core::Recording {
@@ -439,7 +424,7 @@ mod tests {
         // A recording written proves nothing: only the agent's report does.
         assert!(matches!(
             store.turn_step(p(1), UnixMillis(35), &turn).expect("step"),
-            Step::Wait { .. }
+            Step::Wait
         ));
         assert!(store
             .resume_reported(p(0), ID, UnixMillis(40))
@@ -450,7 +435,7 @@ mod tests {
         );
         assert!(matches!(
             store.turn_step(p(2), UnixMillis(60), &turn).expect("step"),
-            Step::Wait { .. }
+            Step::Wait
         ));
         let read = store.resumes("r").expect("reads");
         assert_eq!(read[0].reported_id.as_deref(), Some(ID));
@@ -466,5 +451,49 @@ mod tests {
             store.turn_step(p(9), UnixMillis(90), &turn).expect("step"),
             Step::NotQueued
         );
+    }
+
+    #[test]
+    fn a_take_starts_its_pane_itself_only_where_the_cap_cannot_bind() {
+        let p = |n| PaneId::from_bytes([n; 16]);
+        let armed = |n: u8| crate::Armed {
+            pane: p(n),
+            agent: AgentKind::Claude,
+            session_id: format!("f6066ebb-140e-4519-ab63-b9cde0b600{n:02}"),
+            argv: vec!["claude".into()],
+            armed_at: UnixMillis(0),
+            observed_at: UnixMillis(0),
+        };
+        let mut store = Store::open_in_memory().expect("store");
+        // Two panes, cap 2: nothing can wait, the take marks the start.
+        store
+            .queue("wide", 2, UnixMillis(0), &[row(1, 0), row(2, 1)])
+            .expect("queues");
+        // Three panes, cap 2: the turn decides.
+        store
+            .queue(
+                "narrow",
+                2,
+                UnixMillis(0),
+                &[row(3, 0), row(4, 1), row(5, 2)],
+            )
+            .expect("queues");
+        for n in [1, 3] {
+            store.arm(&armed(n)).expect("arms");
+            store
+                .take_at(Some(p(n)), None, UnixMillis(7))
+                .expect("takes")
+                .expect("a line");
+        }
+        let started = |queue: &str| -> Vec<Option<UnixMillis>> {
+            store
+                .resumes(queue)
+                .expect("reads")
+                .iter()
+                .map(|r| r.queued.started_at)
+                .collect()
+        };
+        assert_eq!(started("wide"), [Some(UnixMillis(7)), None]);
+        assert_eq!(started("narrow"), [None, None, None]);
     }
 }

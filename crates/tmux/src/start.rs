@@ -78,6 +78,25 @@ pub enum Started {
     Restored(Box<Report>),
 }
 
+impl Started {
+    /// What the start did, in one line for the restore log.
+    pub fn describe(&self) -> String {
+        match self {
+            Started::Disabled => "tmux start: disabled; nothing restored".to_owned(),
+            Started::Manual => "tmux start: restore = \"manual\"; nothing restored".to_owned(),
+            Started::Already => "tmux start: this server was restored before".to_owned(),
+            Started::Restored(r) if r.plans.is_empty() => {
+                format!("tmux start: nothing restored ({})", r.nothing)
+            }
+            Started::Restored(r) => format!(
+                "tmux start: {} pane(s) planned, {} agent(s) armed",
+                r.plans.len(),
+                r.armed
+            ),
+        }
+    }
+}
+
 /// Runs the restore sequence over `tmux`'s server with the lock held, and
 /// marks the server restored when it runs after.
 pub fn restore(

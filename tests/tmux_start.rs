@@ -544,8 +544,25 @@ fn a_restore_resumes_the_pane_in_front_first_and_never_more_agents_at_once_than_
         .into_iter()
         .filter(|r| r.argv.iter().any(|a| a == "--resume"))
         .collect();
-    let first = runs.iter().min_by_key(|r| r.started).unwrap();
-    assert_eq!(first.pane, front, "the pane in front resumed first");
+    // The pane in front is handed its line first, and each later pane no
+    // earlier than the one ranked before it. (With two at once, the
+    // second agent's process may still start a moment before the first's:
+    // that race is the operating system's, not the order's.)
+    let db = rusqlite::Connection::open(w.db()).unwrap();
+    let mut rows = db
+        .prepare("SELECT pane, started_at FROM resumes ORDER BY rank")
+        .unwrap();
+    let handed: Vec<(String, i64)> = rows
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(handed.len(), 6, "{handed:?}");
+    assert_eq!(handed[0].0, front, "the pane in front resumed first");
+    assert!(
+        handed.windows(2).all(|p| p[0].1 <= p[1].1),
+        "the lines went out in rank order: {handed:?}"
+    );
     // Never more than two starting (started, not yet ready) at once.
     let mut edges: Vec<(u128, i32)> = runs
         .iter()

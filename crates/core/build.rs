@@ -323,6 +323,7 @@ fn agent(a: &AgentDecl) -> String {
     );
     field("shared_server_args", strings(&a.shared_server_args));
     field("ui_child_args", strings(&a.ui_child_args));
+    field("exit_hint", strings(&a.exit_hint));
     s.push_str("                flags: vec![\n");
     for f in &a.flags {
         s.push_str(&flag(f));

@@ -411,6 +411,10 @@ mod tests {
         ("antigravity", "--dangerously-skip-permissions", None),
         ("amp", "--mode", Some(&["low", "medium", "high", "ultra"])),
         ("amp", "--dangerously-allow-all", None),
+        ("auggie", "--persona", None),
+        // On by default and not kept by a resumed session: `false` is what
+        // keeps the user's choice (3.0.65).
+        ("cline", "--auto-approve", Some(&["false"])),
     ];
 
     #[test]
@@ -452,9 +456,10 @@ mod tests {
     #[test]
     fn flags_whose_names_suggest_posture_are_declared_as_posture() {
         // A second net under the pinned list: a carried flag whose name speaks
-        // of permissions, approval, sandboxing or danger must be posture; one
-        // that names a mode or a saved configuration must be posture for at
-        // least the values not reviewed as plain.
+        // of permissions, approval, sandboxing or danger must be posture (for
+        // every value but `false`, which turns it off); one that names a mode
+        // or a saved configuration must be posture for at least the values
+        // not reviewed as plain.
         let always = [
             "permission",
             "approv",
@@ -471,8 +476,12 @@ mod tests {
         for a in Catalog::embedded().agents() {
             for f in a.flags.iter().filter(|f| f.carry) {
                 let n = f.name.to_ascii_lowercase();
+                let off_only =
+                    matches!(&f.posture, PostureRule::ExceptValues(v) if v == &["false"]);
                 assert!(
-                    !always.iter().any(|w| n.contains(w)) || f.posture == PostureRule::Always,
+                    !always.iter().any(|w| n.contains(w))
+                        || f.posture == PostureRule::Always
+                        || off_only,
                     "{}: {} looks like posture",
                     a.kind,
                     f.name

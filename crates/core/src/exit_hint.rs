@@ -63,8 +63,9 @@ fn unquote(word: &str) -> &str {
 }
 
 /// The id a hint on `line` names for `agent`, if any: the last resume
-/// operand that follows one of the agent's program words (launch flags may
-/// sit between them). One pass over the words.
+/// operand (or the words of the agent's own `exit_hint`) that follows one
+/// of the agent's program words (launch flags may sit between them). One
+/// pass over the words.
 fn hint_in_line(agent: &AgentDecl, line: &str) -> Option<String> {
     let words: Vec<&str> = line.split_whitespace().map(unquote).collect();
     let spellings: Vec<&str> = match &agent.resume {
@@ -86,7 +87,14 @@ fn hint_in_line(agent: &AgentDecl, line: &str) -> Option<String> {
             program_seen = agent.commands.iter().any(|c| c == base);
             continue;
         }
-        let id = match &agent.resume {
+        let hint = &agent.exit_hint;
+        let own = (!hint.is_empty()
+            && words
+                .get(j..j + hint.len())
+                .is_some_and(|win| win.iter().zip(hint).all(|(a, b)| a == b)))
+        .then(|| words.get(j + hint.len()).copied())
+        .flatten();
+        let id = own.or_else(|| match &agent.resume {
             ResumeShape::Flag { .. } => {
                 if spellings.contains(w) {
                     words.get(j + 1).copied()
@@ -106,7 +114,7 @@ fn hint_in_line(agent: &AgentDecl, line: &str) -> Option<String> {
                     None
                 }
             }
-        };
+        });
         if let Some(id) = id.map(unquote).filter(|id| agent.id_shape.matches(id)) {
             found = Some(id.to_owned());
         }
@@ -210,6 +218,29 @@ mod tests {
         ] {
             assert_eq!(scrape(&text), Some((want.0, want.1.to_owned())), "{text}");
         }
+    }
+
+    #[test]
+    fn an_exit_hint_that_is_not_the_resume_operand_is_read_by_its_own_words() {
+        // Auggie 0.36.0 resumes with `--resume <id>` and says this on exit.
+        let text = format!(
+            "\u{2728} Tip: Use 'auggie session continue' or 'auggie session resume {U4}' to resume your session\nbash-5.2# "
+        );
+        assert_eq!(scrape(&text), Some((AgentKind::Auggie, U4.into())));
+        // Its resume flag is a hint too; a bare `session continue` names none.
+        let flag = format!("auggie --resume {U4}");
+        assert_eq!(scrape(&flag), Some((AgentKind::Auggie, U4.into())));
+        assert_eq!(scrape("Use 'auggie session continue'"), None);
+        assert_eq!(scrape("auggie session resume not-an-id'"), None);
+    }
+
+    #[test]
+    fn clines_exit_summary_names_its_session() {
+        let id = "1796444736065_1iqet";
+        let text =
+            format!("  Messages  2\n  Cost      $0.00\n  Continue  cline --id {id}\nbash-5.2# ");
+        assert_eq!(scrape(&text), Some((AgentKind::Cline, id.into())));
+        assert_eq!(scrape("  Continue  cline --id 1796444736065_1IQET"), None);
     }
 
     #[test]

@@ -22,7 +22,7 @@ fn headless(kind: AgentKind, id: &str, prompt: &[&str]) -> Result<Vec<String>, B
 #[test]
 fn headless_argv_of_every_verified_agent_follows_its_declared_shape() {
     let p = ["fix", "the --bug"];
-    let cases: [(AgentKind, &str, &[&str]); 8] = [
+    let cases: [(AgentKind, &str, &[&str]); 9] = [
         (
             AgentKind::Claude,
             U4,
@@ -67,6 +67,11 @@ fn headless_argv_of_every_verified_agent_follows_its_declared_shape() {
             U7,
             &["pi", "-p", "--session", U7, "fix the --bug"],
         ),
+        (
+            AgentKind::Auggie,
+            U4,
+            &["auggie", "--print", "--resume", U4, "fix the --bug"],
+        ),
     ];
     for (kind, id, want) in cases {
         assert_eq!(headless(kind, id, &p), Ok(words(want)), "{kind}");
@@ -75,6 +80,11 @@ fn headless_argv_of_every_verified_agent_follows_its_declared_shape() {
     // fails offline for every id: its headless form is not verified.
     assert_eq!(
         headless(AgentKind::Droid, U4, &p),
+        Err(BuildError::HeadlessNotVerified)
+    );
+    // Cline 3.0.65's `--id` resumes in its UI only.
+    assert_eq!(
+        headless(AgentKind::Cline, "1796444736065_1iqet", &p),
         Err(BuildError::HeadlessNotVerified)
     );
     let verified: Vec<AgentKind> = Catalog::embedded()

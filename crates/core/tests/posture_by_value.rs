@@ -244,6 +244,27 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
         // Output mode, never carried: nothing at any age.
         (Pi, "pi --mode json", &[], false),
         (Kimi, "kimi --yolo", &[], false),
+        (
+            Auggie,
+            "auggie --persona reviewer",
+            &["--persona", "reviewer"],
+            true,
+        ),
+        // Cline 3.0.65 approves every tool unless told not to, and a resumed
+        // session takes the flag, not what it ran with: `false` rides at
+        // any age, `true` only while fresh.
+        (
+            Cline,
+            "cline --auto-approve false",
+            &["--auto-approve", "false"],
+            false,
+        ),
+        (
+            Cline,
+            "cline --auto-approve=true",
+            &["--auto-approve", "true"],
+            true,
+        ),
     ]
 };
 

@@ -187,6 +187,11 @@ pub struct AgentDecl {
     /// under which the UI's hooks run): never a headless run, whatever
     /// its subcommand. Empty: no such child is known.
     pub ui_child_args: Vec<String>,
+    /// The words before the id in the agent's exit hint where they are
+    /// not its resume operand (Auggie 0.36 resumes with `--resume <id>`
+    /// and prints `auggie session resume <id>`). Empty: the hint is the
+    /// resume operand.
+    pub exit_hint: Vec<String>,
     /// Declared flags, in replay order.
     pub flags: Vec<FlagDecl>,
 }

@@ -66,6 +66,8 @@ struct RawAgent {
     #[serde(default)]
     ui_child_args: Vec<String>,
     #[serde(default)]
+    exit_hint: Vec<String>,
+    #[serde(default)]
     flags: Vec<RawFlag>,
 }
 
@@ -269,6 +271,9 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         if !ra.ui_child_args.iter().all(|w| !w.is_empty()) {
             return Err(rule("UI child words are not empty"));
         }
+        if !ra.exit_hint.iter().all(|w| is_plain_word(w)) {
+            return Err(rule("exit hint words must be plain words"));
+        }
         if !ra.headless_subcommands.iter().all(|w| is_plain_word(w)) {
             return Err(rule("headless subcommands must be plain words"));
         }
@@ -350,6 +355,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             launch_id_flag: ra.launch_id_flag.clone(),
             shared_server_args: ra.shared_server_args.clone(),
             ui_child_args: ra.ui_child_args.clone(),
+            exit_hint: ra.exit_hint.clone(),
             flags,
         });
     }

@@ -754,6 +754,49 @@ pub fn bodies<'a>(raw: &'a [u8], spans: &Spans) -> Bodies<'a> {
     read().unwrap_or_default()
 }
 
+/// A parsed value's string, when it is one and not empty.
+pub fn text_of(v: Option<&serde_json::Value>) -> Option<&str> {
+    v.and_then(serde_json::Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// Where the value of the first `"key":` in `bytes` starts. A string's
+/// content cannot hold an unescaped `"`, so only a key matches.
+fn value_of(bytes: &[u8], key: &str) -> Option<usize> {
+    let needle = format!("\"{key}\"");
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], needle.as_bytes()) {
+        let mut i = from + at + needle.len();
+        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if bytes.get(i) == Some(&b':') {
+            i += 1;
+            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            return Some(i);
+        }
+        from += at + 1;
+    }
+    None
+}
+
+/// Finds the first `"key": <digits>` in `bytes` (a document's prefix) and
+/// reads the number, when it is whole (followed by more bytes) and fits.
+pub fn scan_u64(bytes: &[u8], key: &str) -> Option<u64> {
+    let start = value_of(bytes, key)?;
+    let digits = bytes[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let end = start + digits;
+    if digits == 0 || end >= bytes.len() {
+        return None;
+    }
+    std::str::from_utf8(&bytes[start..end]).ok()?.parse().ok()
+}
+
 /// Finds `"key":"…"` in a record cut short and decodes the string, when it
 /// is complete. Used only for a first record longer than the prefix read.
 pub fn scan_str(bytes: &[u8], key: &str) -> Option<String> {

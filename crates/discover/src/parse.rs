@@ -27,6 +27,9 @@ pub(crate) struct Records {
     /// The prefix view needs the header's id (the name carries only part
     /// of it).
     pub needs_header: bool,
+    /// The session is one JSON document, not JSON lines: read by this
+    /// instead of record by record.
+    pub document: Option<Document>,
 }
 
 impl Records {
@@ -35,7 +38,21 @@ impl Records {
         apply: |_, _, _, _| {},
         cut_id_key: None,
         needs_header: false,
+        document: None,
     };
+}
+
+/// A session kept as one JSON document (Auggie's, Cline's): only its first
+/// `max` bytes are ever read, at any depth, so the reader must find what it
+/// lists (id, directory, time) where the agent writes them, near the top.
+pub(crate) struct Document {
+    /// The most bytes read.
+    pub max: u64,
+    /// It holds the messages: read whole, it gives their count.
+    pub counts: bool,
+    /// Reads the bytes (`whole`: the entire file) into the pass, or says
+    /// why they name no session.
+    pub read: fn(&[u8], bool, &mut Acc) -> Result<(), Problem>,
 }
 
 /// What the records of one session said.

@@ -28,8 +28,10 @@ pub struct Registered {
 
 /// How one agent's registry is read, under the agent's store root.
 pub(crate) struct Registry {
-    /// The ids it holds for `pids`, that pass the agent's id shape.
-    pub of_pids: fn(&AgentDecl, &Path, &[u32]) -> Named,
+    /// The ids it holds for `pids`, that pass the agent's id shape; the
+    /// last argument is when the agent process started, where known (an
+    /// entry last written before it names a pid reused since).
+    pub of_pids: fn(&AgentDecl, &Path, &[u32], Option<UnixMillis>) -> Named,
     /// Every entry in it, shape unchecked.
     pub all: fn(&Path, &mut Vec<Registered>),
 }

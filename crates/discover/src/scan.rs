@@ -288,10 +288,16 @@ pub fn argv_id(agent: &AgentDecl, argv: &[String]) -> Option<String> {
     }
 }
 
-/// The ids the agent's pid registry holds for `pids`.
-fn registry_named(agent: &AgentDecl, root: &Path, pids: &[u32]) -> crate::registry::Named {
+/// The ids the agent's pid registry holds for `pids`, the agent process
+/// started at `started`.
+fn registry_named(
+    agent: &AgentDecl,
+    root: &Path,
+    pids: &[u32],
+    started: Option<UnixMillis>,
+) -> crate::registry::Named {
     match &provider(agent.kind).registry {
-        Some(r) => (r.of_pids)(agent, root, pids),
+        Some(r) => (r.of_pids)(agent, root, pids, started),
         None => crate::registry::Named::new(),
     }
 }
@@ -299,11 +305,16 @@ fn registry_named(agent: &AgentDecl, root: &Path, pids: &[u32]) -> crate::regist
 /// The one session the agent's own per-process registry names for
 /// `found`'s processes, and when that entry was written: the agent's
 /// current conversation (after Claude's `/clear`, the new one, while its
-/// argv still names the one it was started on).
-pub fn registry_id(found: &PaneAgent, homes: &Homes) -> Option<(String, Option<UnixMillis>)> {
+/// argv still names the one it was started on). `started`: when the agent
+/// process started, where known.
+pub fn registry_id(
+    found: &PaneAgent,
+    homes: &Homes,
+    started: Option<UnixMillis>,
+) -> Option<(String, Option<UnixMillis>)> {
     let agent = Catalog::embedded().agent(found.agent);
     let root = homes.root(found.agent, None)?;
-    let named = registry_named(agent, &root, &found.pids);
+    let named = registry_named(agent, &root, &found.pids, started);
     let mut it = named.into_iter();
     let one = it.next()?;
     it.next().is_none().then_some(one)
@@ -381,7 +392,7 @@ pub fn record_id(
     found: &PaneAgent,
     homes: &Homes,
 ) -> Option<(String, Found)> {
-    if let Some((id, _)) = registry_id(found, homes) {
+    if let Some((id, _)) = registry_id(found, homes, table.started_at(found.process.id)) {
         return Some((id, Found::Registry));
     }
     open_file_id(table, found, homes).map(|id| (id, Found::OpenFile))
@@ -402,7 +413,7 @@ pub fn own_id(
     found: &PaneAgent,
     homes: &Homes,
 ) -> Option<(String, Found)> {
-    if let Some((id, _)) = registry_id(found, homes) {
+    if let Some((id, _)) = registry_id(found, homes, table.started_at(found.process.id)) {
         return Some((id, Found::Registry));
     }
     let agent = Catalog::embedded().agent(found.agent);

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use std::sync::Arc;
 use agent_resume_core::{AgentKind, Catalog, UnixMillis};
 
 use crate::file::{Dir, Kind};
-use crate::parse::{Acc, Records};
+use crate::parse::{Acc, Document, Records};
 use crate::read::{is_zstd, records_of_file, records_of_open, Depth, ReadStats, Rec, ZSTD_READER};
 use crate::{Note, Problem, SessionInfo};
 
@@ -335,6 +335,9 @@ pub(crate) fn read(
     if !ZSTD_READER && is_zstd(&c.path) {
         return Err(Problem::NotBuilt);
     }
+    if let Some(doc) = &records.document {
+        return read_document(agent, doc, c, depth);
+    }
     let side = match store {
         Store::Files(store) => (store.session_dir)(&c.path),
         Store::None | Store::Database(_) => None,
@@ -414,6 +417,61 @@ pub(crate) fn read(
         modified,
         started: acc.started,
         message_count: (depth == Depth::Full).then_some(acc.messages),
+        path: std::mem::take(&mut c.path),
+    };
+    Ok((info, stats))
+}
+
+/// Reads a session kept as one JSON document: its first `doc.max` bytes,
+/// never more, at any depth. The id its name carries must be the one it
+/// names, when it names one.
+fn read_document(
+    agent: AgentKind,
+    doc: &Document,
+    c: &mut Candidate,
+    depth: Depth,
+) -> Result<(SessionInfo, ReadStats), Problem> {
+    let opened = match &c.dir {
+        Some(dir) => dir.open_with_metadata(c.name(), Kind::Session),
+        None => crate::file::open_with_metadata(&c.path, Kind::Session),
+    };
+    let (file, meta) = opened.map_err(|_| Problem::Unreadable)?;
+    let mut bytes = Vec::new();
+    file.take(doc.max)
+        .read_to_end(&mut bytes)
+        .map_err(|_| Problem::Unreadable)?;
+    let whole = bytes.len() as u64 >= meta.len() && (bytes.len() as u64) < doc.max;
+    let mut acc = Acc::new(depth);
+    (doc.read)(&bytes, whole, &mut acc)?;
+    let stats = ReadStats {
+        bytes: bytes.len() as u64,
+        hit_bound: !whole,
+        modified: meta.modified().ok(),
+    };
+    let modified = stats.modified.and_then(millis).ok_or(Problem::Unreadable)?;
+    let id = match (c.name_id.take(), acc.header_id.take()) {
+        (Some(n), Some(h)) if n != h => return Err(Problem::BadId),
+        (Some(id), _) | (None, Some(id)) => id,
+        (None, None) => return Err(Problem::HalfWritten),
+    };
+    if !id_ok(agent, &id) {
+        return Err(Problem::BadId);
+    }
+    let cwd = acc
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| c.cwd_hint.clone());
+    let info = SessionInfo {
+        agent,
+        id,
+        cwd,
+        title: acc.title(),
+        first_prompt: acc.first_prompt.take(),
+        modified,
+        started: acc.started,
+        message_count: (depth == Depth::Full && whole && doc.counts).then_some(acc.messages),
         path: std::mem::take(&mut c.path),
     };
     Ok((info, stats))

@@ -99,7 +99,80 @@ fn every_agent_store_is_found_with_its_id_directory_and_first_prompt() {
         assert_eq!(got["opencode"].display_name(), "OpenCode fixture");
         assert_eq!(got["copilot"].display_name(), "Copilot fixture");
         assert_eq!(got["claude"].display_name(), "fix the flaky login test");
+        assert_eq!(prompt("auggie").as_deref(), Some("auggie: explain"));
+        assert_eq!(prompt("cline").as_deref(), Some("cline: plan it"));
+        assert_eq!(got["cline"].display_name(), "Cline fixture");
     }
+}
+
+#[test]
+fn a_session_document_is_never_read_past_its_bound_at_any_depth() {
+    // Auggie and Cline keep a session as one JSON document: a long
+    // conversation is one large file, read to 64 KiB whatever the depth.
+    let h = Home::new();
+    let cwd = h.work("p");
+    let long = "word ".repeat(200_000);
+    let a = auggie(&h.home(), &cwd, AUGGIE, "short first prompt", NOW_MS);
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    let later = doc["chatHistory"][0].clone();
+    for _ in 0..3 {
+        let mut ex = later.clone();
+        ex["exchange"]["request_message"] = long.clone().into();
+        doc["chatHistory"].as_array_mut().unwrap().push(ex);
+    }
+    std::fs::write(&a, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let c = cline(&h.home(), &cwd, CLINE, &long, NOW_MS);
+    let size = std::fs::metadata(&a).unwrap().len() + std::fs::metadata(&c).unwrap().len();
+    assert!(size > 3 << 20);
+    for depth in [Depth::FAST, Depth::Full] {
+        let l = h.list(depth);
+        assert_eq!(problems(&l), [], "{depth:?}");
+        let got = by_agent(&l);
+        assert_eq!(got["auggie"].id, AUGGIE);
+        assert_eq!(got["auggie"].cwd.as_deref(), Some(cwd.as_path()));
+        assert_eq!(
+            got["auggie"].first_prompt.as_deref(),
+            Some("short first prompt")
+        );
+        // Past the prompt's 1 MB, Cline's directory came first.
+        assert_eq!(got["cline"].id, CLINE);
+        assert_eq!(got["cline"].cwd.as_deref(), Some(cwd.as_path()));
+        assert_eq!(
+            got["auggie"].message_count, None,
+            "not read whole: not counted"
+        );
+        assert!(
+            l.stats.bytes_read <= 2 * (64 << 10),
+            "{depth:?} read {} bytes",
+            l.stats.bytes_read
+        );
+    }
+}
+
+#[test]
+fn a_session_document_naming_another_id_than_its_name_is_a_bad_id() {
+    let h = Home::new();
+    let cwd = h.work("p");
+    let a = auggie(&h.home(), &cwd, AUGGIE, "x", NOW_MS);
+    std::fs::rename(&a, a.with_file_name(format!("{CLAUDE}.json"))).unwrap();
+    let c = cline(&h.home(), &cwd, CLINE, "x", NOW_MS);
+    let other = "1796039460000_zzzzz";
+    let dir = c.parent().unwrap().with_file_name(other);
+    std::fs::rename(c.parent().unwrap(), &dir).unwrap();
+    std::fs::rename(
+        dir.join(format!("{CLINE}.json")),
+        dir.join(format!("{other}.json")),
+    )
+    .unwrap();
+    let l = h.list(Depth::FAST);
+    assert!(l.sessions.is_empty(), "{:?}", l.sessions);
+    assert_eq!(
+        problems(&l),
+        [
+            (AgentKind::Auggie, Problem::BadId),
+            (AgentKind::Cline, Problem::BadId)
+        ]
+    );
 }
 
 #[test]

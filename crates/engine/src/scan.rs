@@ -216,7 +216,7 @@ pub fn scan(
             // The agent's own registry naming another conversation, written
             // after this run's recording (Claude's `/clear` starts a new one
             // in the same process): that one is recorded.
-            let moved = registry_id(&found, homes).is_some_and(|(id, written)| {
+            let moved = registry_id(&found, homes, started).is_some_and(|(id, written)| {
                 id != rec.session_id && written.is_some_and(|w| w.0 > rec.observed_at.0)
             });
             if this_run(&rec, found.agent, started) && !moved {

@@ -34,6 +34,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply: apply_transcript,
         cut_id_key: None,
         needs_header: false,
+        document: None,
     },
     file_id: jsonl_stem,
     // The transcript is written at the first prompt: the name check covers it.
@@ -63,7 +64,12 @@ struct ClaudePid {
 }
 
 /// `sessions/<pid>.json` of each of `pids` that names its own pid.
-fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> registry::Named {
+fn of_pids(
+    agent: &AgentDecl,
+    root: &Path,
+    pids: &[u32],
+    _: Option<agent_resume_core::UnixMillis>,
+) -> registry::Named {
     let mut out = registry::Named::new();
     for pid in pids {
         let path = root.join("sessions").join(format!("{pid}.json"));

@@ -26,6 +26,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply,
         cut_id_key: Some("id"),
         needs_header: false,
+        document: None,
     },
     file_id,
     resumable: unknown_resumable,

@@ -26,6 +26,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply,
         cut_id_key: None,
         needs_header: false,
+        document: None,
     },
     file_id: super::whole_name,
     resumable: unknown_resumable,

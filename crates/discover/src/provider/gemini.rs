@@ -34,6 +34,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply,
         cut_id_key: Some("sessionId"),
         needs_header: true,
+        document: None,
     },
     file_id: |_| None,
     resumable: |path, _| resumable(path),

@@ -52,6 +52,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply,
         cut_id_key: None,
         needs_header: false,
+        document: None,
     },
     file_id: super::whole_name,
     resumable: unknown_resumable,
@@ -163,7 +164,12 @@ fn read_registry(root: &Path) -> Vec<Registered> {
     found
 }
 
-fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> registry::Named {
+fn of_pids(
+    agent: &AgentDecl,
+    root: &Path,
+    pids: &[u32],
+    _: Option<agent_resume_core::UnixMillis>,
+) -> registry::Named {
     let written = crate::store::mtime(&root.join("active_sessions.json"));
     read_registry(root)
         .into_iter()

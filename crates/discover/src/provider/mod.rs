@@ -37,7 +37,9 @@ pub(crate) use home_env::HomeEnv;
 
 mod amp;
 mod antigravity;
+mod auggie;
 mod claude;
+mod cline;
 mod codex;
 mod copilot;
 mod cursor;
@@ -67,6 +69,8 @@ pub fn provider(kind: AgentKind) -> &'static Provider {
         AgentKind::Antigravity => &antigravity::PROVIDER,
         AgentKind::Amp => &amp::PROVIDER,
         AgentKind::Kimi => &kimi::PROVIDER,
+        AgentKind::Auggie => &auggie::PROVIDER,
+        AgentKind::Cline => &cline::PROVIDER,
     }
 }
 
@@ -81,6 +85,8 @@ pub const READABLE: &[AgentKind] = &[
     AgentKind::Pi,
     AgentKind::Copilot,
     AgentKind::Opencode,
+    AgentKind::Auggie,
+    AgentKind::Cline,
 ];
 
 /// Everything this crate knows of one agent.

@@ -27,6 +27,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply: apply_session_events,
         cut_id_key: Some("id"),
         needs_header: false,
+        document: None,
     },
     file_id,
     resumable: unknown_resumable,

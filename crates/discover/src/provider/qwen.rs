@@ -38,6 +38,7 @@ pub(super) const PROVIDER: Provider = Provider {
         apply: apply_transcript,
         cut_id_key: None,
         needs_header: false,
+        document: None,
     },
     file_id: jsonl_stem,
     resumable,
@@ -103,7 +104,7 @@ fn sidecars(root: &Path) -> Vec<(RuntimeStatus, Option<UnixMillis>)> {
 /// The sessions the sidecars name for `pids`: for each pid, the sidecar
 /// of its latest start (a crashed run's file naming a pid reused since is
 /// older).
-fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32]) -> registry::Named {
+fn of_pids(agent: &AgentDecl, root: &Path, pids: &[u32], _: Option<UnixMillis>) -> registry::Named {
     let mut latest: BTreeMap<u32, (RuntimeStatus, Option<UnixMillis>)> = BTreeMap::new();
     for (status, written) in sidecars(root) {
         if !pids.contains(&status.pid) || !agent.id_shape.matches(&status.session_id) {
@@ -189,7 +190,7 @@ mod tests {
 
     fn named(root: &Path, pids: &[u32]) -> Vec<String> {
         let agent = Catalog::embedded().agent(AgentKind::Qwen);
-        of_pids(agent, root, pids).into_keys().collect()
+        of_pids(agent, root, pids, None).into_keys().collect()
     }
 
     #[test]

@@ -402,14 +402,26 @@ pub fn parse_session(
 ) -> Result<SessionInfo, Problem> {
     let p = provider(agent);
     let mut acc = parse::Acc::new(depth);
-    let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(&p.records, r));
-    acc.finish();
-    acc.verdict(&stats)?;
-    let from_name = (p.file_id)(name);
-    let id = from_name
-        .map(str::to_owned)
-        .or(acc.header_id.clone())
-        .ok_or(Problem::HalfWritten)?;
+    let mut counted = depth == Depth::Full;
+    let id = if let Some(doc) = &p.records.document {
+        // As a listing reads it: the first `max` bytes, whatever the depth.
+        let cut = bytes.get(..usize::try_from(doc.max).unwrap_or(usize::MAX));
+        let cut = cut.unwrap_or(bytes);
+        let whole = (cut.len() as u64) < doc.max;
+        (doc.read)(cut, whole, &mut acc)?;
+        counted &= whole && doc.counts;
+        let from_name = (p.file_id)(name).map(str::to_owned);
+        store::document_id(agent, from_name, acc.header_id.take())?
+    } else {
+        let stats = read::records_of_bytes(bytes, depth, &mut |r| acc.feed(&p.records, r));
+        acc.finish();
+        acc.verdict(&stats)?;
+        let from_name = (p.file_id)(name);
+        from_name
+            .map(str::to_owned)
+            .or(acc.header_id.clone())
+            .ok_or(Problem::HalfWritten)?
+    };
     if matches!(p.store, Store::Database(_)) || !store::id_ok(agent, &id) {
         return Err(Problem::BadId);
     }
@@ -425,7 +437,7 @@ pub fn parse_session(
         first_prompt: acc.first_prompt.take(),
         modified: UnixMillis(0),
         started: acc.started,
-        message_count: (depth == Depth::Full).then_some(acc.messages),
+        message_count: counted.then_some(acc.messages),
         path: PathBuf::from(name),
     })
 }

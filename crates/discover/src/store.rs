@@ -449,14 +449,7 @@ fn read_document(
         modified: meta.modified().ok(),
     };
     let modified = stats.modified.and_then(millis).ok_or(Problem::Unreadable)?;
-    let id = match (c.name_id.take(), acc.header_id.take()) {
-        (Some(n), Some(h)) if n != h => return Err(Problem::BadId),
-        (Some(id), _) | (None, Some(id)) => id,
-        (None, None) => return Err(Problem::HalfWritten),
-    };
-    if !id_ok(agent, &id) {
-        return Err(Problem::BadId);
-    }
+    let id = document_id(agent, c.name_id.take(), acc.header_id.take())?;
     let cwd = acc
         .cwd
         .as_deref()
@@ -475,6 +468,24 @@ fn read_document(
         path: std::mem::take(&mut c.path),
     };
     Ok((info, stats))
+}
+
+/// A document session's id: the one its name carries and the one it names,
+/// which must agree where both are there, and pass the agent's shape.
+pub(crate) fn document_id(
+    agent: AgentKind,
+    name_id: Option<String>,
+    header_id: Option<String>,
+) -> Result<String, Problem> {
+    let id = match (name_id, header_id) {
+        (Some(n), Some(h)) if n != h => return Err(Problem::BadId),
+        (Some(id), _) | (None, Some(id)) => id,
+        (None, None) => return Err(Problem::HalfWritten),
+    };
+    if !id_ok(agent, &id) {
+        return Err(Problem::BadId);
+    }
+    Ok(id)
 }
 
 /// A session directory's side file (Grok's `summary.json`, Copilot's

@@ -646,3 +646,32 @@ fn a_codex_session_without_a_user_event_shows_its_first_user_item_with_text() {
         assert_eq!(s.first_prompt.as_deref(), Some("event"), "{between}");
     }
 }
+
+#[test]
+fn parsing_a_session_document_reads_it_as_a_listing_does() {
+    // `parse_session` is what the fuzz target `session_store_line` drives.
+    let h = Home::new();
+    let cwd = h.work("p");
+    let a = std::fs::read(auggie(&h.home(), &cwd, AUGGIE, "go", NOW_MS)).unwrap();
+    let c = std::fs::read(cline(&h.home(), &cwd, CLINE, "go", NOW_MS)).unwrap();
+    let name = |id: &str| format!("{id}.json");
+    for (agent, id, bytes) in [
+        (AgentKind::Auggie, AUGGIE, &a),
+        (AgentKind::Cline, CLINE, &c),
+    ] {
+        let s = parse_session(agent, &name(id), bytes, Depth::Full).unwrap();
+        assert_eq!((s.id.as_str(), s.cwd.as_deref()), (id, Some(cwd.as_path())));
+        assert_eq!(s.first_prompt.as_deref(), Some("go"));
+        // Another id's name, a cut document, bytes that are no document.
+        let other = parse_session(agent, &name(CLAUDE), bytes, Depth::FAST);
+        assert_eq!(other.err(), Some(Problem::BadId), "{agent}");
+        let cut = parse_session(agent, &name(id), &bytes[..bytes.len() / 2], Depth::Full);
+        assert_eq!(cut.err(), Some(Problem::HalfWritten), "{agent}");
+        let junk = parse_session(agent, &name(id), b"\x1b[31m", Depth::FAST);
+        assert_eq!(junk.err(), Some(Problem::Garbage), "{agent}");
+    }
+    let s = parse_session(AgentKind::Auggie, &name(AUGGIE), &a, Depth::Full).unwrap();
+    assert_eq!(s.message_count, Some(2));
+    let s = parse_session(AgentKind::Cline, &name(CLINE), &c, Depth::Full).unwrap();
+    assert_eq!(s.message_count, None, "its messages are in another file");
+}

@@ -42,6 +42,7 @@ use agent_resume_test_support::tmux::Tmux;
 use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
+mod augment_cline;
 mod copilot;
 mod versions;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
@@ -485,6 +486,15 @@ fn respond(
         ]);
         out.extend_from_slice(b"data: [DONE]\n\n");
         return ("200 OK", "text/event-stream", out);
+    }
+    if route.ends_with("/chat-stream") {
+        // Augment's own endpoint (Auggie, through its `tenantURL`): one
+        // JSON object per line, the last with a `stop_reason` (1: end of
+        // turn).
+        let r = json!({"text": text, "nodes": [{"id": 0, "type": 0, "content": text}],
+            "unknown_blob_names": [], "checkpoint_not_found": false, "workspace_file_chunks": [],
+            "stop_reason": 1});
+        return ("200 OK", "application/json", format!("{r}\n").into_bytes());
     }
     if route.ends_with("/responses") {
         let item = json!({"type": "message", "role": "assistant", "id": "msg_standin",

@@ -210,3 +210,49 @@ pub(crate) const COPILOT: Cli = Cli {
     confirms_without_hook: false,
     after_start: None,
 };
+pub(crate) const AUGGIE: Cli = Cli {
+    agent: "auggie",
+    registry: Registry::Npm {
+        package: "@augmentcode/auggie",
+        extra: &[],
+    },
+    version: "0.36.0",
+    bin: "auggie",
+    // node runs `node_modules/.bin/auggie` (a link to the package's script).
+    process: "auggie",
+    argv_shown: true,
+    setup: super::augment_cline::auggie_setup,
+    store: ".augment/sessions",
+    resume_words: &["--resume", "-r"],
+    made_up: (
+        &["--resume", super::MADE_UP],
+        "Failed to resume session: No session found matching",
+        Some(1),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+};
+pub(crate) const CLINE: Cli = Cli {
+    agent: "cline",
+    registry: Registry::Npm {
+        package: "cline",
+        extra: &[],
+    },
+    version: "3.0.65",
+    bin: "cline",
+    // `node_modules/.bin/cline` links the native binary of its platform
+    // package.
+    process: "cline",
+    argv_shown: true,
+    setup: super::augment_cline::cline_setup,
+    store: ".cline/data/sessions",
+    resume_words: &["--id"],
+    // The UI stays open, saying so.
+    made_up: (
+        &["--id", "1796444736065_zzzzz"],
+        "Error: Unknown session: 1796444736065_zzzzz",
+        None,
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+};

@@ -283,6 +283,27 @@ fn every_agents_mode_approval_and_sandbox_values_are_posture_exactly_as_tabled()
     }
 }
 
+#[test]
+fn switches_that_narrow_the_posture_ride_at_any_age() {
+    // Auggie's ask mode and Cline's plan mode allow fewer tools than a run
+    // without them: dropping them from a stale recording would widen it.
+    for (kind, text, flag) in [
+        (AgentKind::Auggie, "auggie --ask --model m", "--ask"),
+        (AgentKind::Auggie, "auggie -a", "--ask"),
+        (AgentKind::Cline, "cline --plan --model m", "--plan"),
+        (AgentKind::Cline, "cline -p", "--plan"),
+    ] {
+        for age in [HOUR, 25 * HOUR] {
+            let (flags, posture) = replayed(kind, text, age);
+            assert!(
+                flags.contains(&flag.to_owned()),
+                "{text} at {age}: {flags:?}"
+            );
+            assert!(!posture, "{text}");
+        }
+    }
+}
+
 /// The values `TABLE` records as plain for `kind`'s `flag`, when it tables
 /// some value of that flag as posture.
 fn tabled_plain(kind: AgentKind, flag: &str) -> Option<Vec<&'static str>> {

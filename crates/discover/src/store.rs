@@ -10,6 +10,8 @@
 //! | droid | `.factory/sessions/<slug>/<id>.jsonl` |
 //! | pi | `sessions/--<cwd>--/<time>_<id>.jsonl` |
 //! | copilot | `session-state/<id>/` (`events.jsonl`, `workspace.yaml`) |
+//! | auggie | `sessions/<id>.json` (one JSON document) |
+//! | cline | `sessions/<id>/<id>.json` (one JSON document) |
 //!
 //! This module defines what a store's layout can be ([`Store`]); each
 //! agent's provider ([`crate::provider`](mod@crate::provider)) fills one

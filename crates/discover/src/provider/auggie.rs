@@ -168,6 +168,7 @@ fn folder_root(exchange: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::read::Depth;
 

@@ -243,6 +243,7 @@ fn registered(root: &Path, out: &mut Vec<Registered>) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::read::Depth;
     use agent_resume_core::Catalog;

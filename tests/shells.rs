@@ -314,10 +314,10 @@ fn generated_words_the_quoter_accepts_round_trip_in_every_shell() {
 fn a_resume_line_for_every_verified_agent_runs_that_agent() {
     let mut cases = Vec::new();
     for agent in Catalog::embedded().agents().iter().filter(|a| a.verified) {
-        let id = if agent.kind == AgentKind::Opencode {
-            "ses_0b5cefde2ffeXhHuHeWoYLX8iP"
-        } else {
-            ID
+        let id = match agent.kind {
+            AgentKind::Opencode => "ses_0b5cefde2ffeXhHuHeWoYLX8iP",
+            AgentKind::Cline => "1796444736065_1iqet",
+            _ => ID,
         };
         let inv = build_from_text(
             agent,

@@ -10,13 +10,16 @@
 //! the id, time and directory precede the prompt, so a longer file is
 //! scanned for them and listed without its title.
 //!
-//! The file is also a pid registry: `pid` is the process running the
+//! The file is also a pid registry: `pid` is the process that created the
 //! session, the UI's own when it started Cline's hub daemon itself, the
 //! daemon's (`cline --cline-hub-daemon`, a shared server) when one was
-//! running already. A session counts for a pid while it has not ended and
-//! was written after the process started (a file naming a pid reused since
-//! was last written before); of several, the last written is the UI's
-//! current one.
+//! running already. A resumed session keeps the pid of the process that
+//! created it, dead since (3.0.65 rewrites the file at each turn with the
+//! old pid). So a session counts for a pid only while it has not ended and
+//! was created (its id's time) after the process started: a pid reused
+//! since (after a reboot, say) never names the session another pane's
+//! resumed UI is writing. Of several, the last written is the UI's current
+//! one.
 
 use std::path::{Path, PathBuf};
 
@@ -174,6 +177,16 @@ fn entry(path: &Path, id: &str) -> Option<(u32, bool)> {
     Some((pid, scan_str(&bytes, "ended_at").is_some()))
 }
 
+/// How far a session's creation may seem to precede its process's start:
+/// the start is read to a clock tick, plus the wall clock's steps since
+/// boot.
+const START_SLACK_MILLIS: i64 = 1000;
+
+/// When session `id` was created: its first 13 digits, in milliseconds.
+fn created(id: &str) -> Option<UnixMillis> {
+    id.get(..13)?.parse().ok().map(UnixMillis)
+}
+
 /// The newest [`REGISTRY_SCAN`] session directories (ids begin with their
 /// creation time), as (id, session file).
 fn newest(root: &Path) -> Vec<(String, PathBuf)> {
@@ -194,8 +207,9 @@ fn newest(root: &Path) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
-/// The live session of `pids` last written since `since`: the UI's current
-/// one. Without a start time no entry can be told from a stale one.
+/// The live session of `pids` created since `since`, the last written: the
+/// UI's current one. Without a start time no entry can be told from a
+/// stale one.
 fn of_pids(
     agent: &AgentDecl,
     root: &Path,
@@ -207,9 +221,13 @@ fn of_pids(
         return out;
     };
     let mut best: Option<(String, UnixMillis)> = None;
+    let after = |t: UnixMillis| t.0 >= since.0.saturating_sub(START_SLACK_MILLIS);
     for (id, file) in newest(root) {
-        // The file's time first: most sessions were written long before.
-        let Some(written) = mtime(&file).filter(|w| w.0 >= since.0) else {
+        // Names and times first: most sessions were made long before.
+        if !created(&id).is_some_and(after) {
+            continue;
+        }
+        let Some(written) = mtime(&file).filter(|w| after(*w)) else {
             continue;
         };
         let Some((pid, ended)) = entry(&file, &id) else {
@@ -330,26 +348,58 @@ mod tests {
         of_pids(agent, root, pids, since).into_keys().collect()
     }
 
+    /// A session id created at `ms`.
+    fn id_at(ms: i64) -> String {
+        format!("{ms}_1iqet")
+    }
+
     #[test]
-    fn the_registry_names_the_live_session_of_a_pid_written_since_it_started() {
+    fn the_registry_names_the_live_session_a_pid_created_since_it_started() {
         let t = tempfile::tempdir().unwrap();
-        let file = store_with(t.path(), ID, 41, false);
+        // Started a minute before its session was created.
+        let now = mtime(t.path()).unwrap().0;
+        let id = id_at(now);
+        let started = Some(UnixMillis(now - 60_000));
+        store_with(t.path(), &id, 41, false);
         store_with(t.path(), "1796444721782_xserw", 41, true);
-        store_with(t.path(), "1796444840882_ul551", 42, false);
-        let written = mtime(&file).unwrap();
-        assert_eq!(
-            named(t.path(), &[41], Some(UnixMillis(written.0 - 5))),
-            [ID]
-        );
-        // The same pid, started after the file was last written: reused.
-        assert!(named(t.path(), &[41], Some(UnixMillis(written.0 + 5))).is_empty());
+        store_with(t.path(), &id_at(now + 1), 42, false);
+        assert_eq!(named(t.path(), &[41], started), [id.clone()]);
+        // A process started after the session was created: the pid was
+        // reused, however recently the file was written (a resumed UI
+        // elsewhere rewrites it with the pid that created it).
+        let resumed = store_with(t.path(), &id_at(now - 3), 44, false);
+        touch(&resumed, now + 10_000);
+        assert!(named(t.path(), &[44], Some(UnixMillis(now + 5_000))).is_empty());
+        assert!(named(t.path(), &[41], Some(UnixMillis(now + 5_000))).is_empty());
         // No start time: nothing can be told from a stale entry.
         assert!(named(t.path(), &[41], None).is_empty());
-        assert!(named(t.path(), &[40], Some(UnixMillis(0))).is_empty());
+        assert!(named(t.path(), &[40], started).is_empty());
+        // A file not written since the start is stale whatever its name says.
+        let old = store_with(t.path(), &id_at(now + 2), 43, false);
+        touch(&old, 1_000_000);
+        assert!(named(t.path(), &[43], started).is_empty());
         let mut all = Vec::new();
         registered(t.path(), &mut all);
-        let live: Vec<_> = all.iter().map(|r| (r.session_id.as_str(), r.pid)).collect();
-        assert_eq!(live, [(ID, 41), ("1796444840882_ul551", 42)]);
+        let live: Vec<_> = all.iter().map(|r| (r.session_id.clone(), r.pid)).collect();
+        assert_eq!(
+            live,
+            [
+                (id_at(now - 3), 44),
+                (id, 41),
+                (id_at(now + 1), 42),
+                (id_at(now + 2), 43)
+            ]
+        );
+    }
+
+    /// Sets `path`'s modification time to `ms`.
+    fn touch(path: &Path, ms: i64) {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.unsigned_abs());
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_modified(at))
+            .unwrap();
     }
 
     #[test]

@@ -363,7 +363,7 @@ mod tests {
         store_with(t.path(), &id, 41, false);
         store_with(t.path(), "1796444721782_xserw", 41, true);
         store_with(t.path(), &id_at(now + 1), 42, false);
-        assert_eq!(named(t.path(), &[41], started), [id.clone()]);
+        assert_eq!(named(t.path(), &[41], started), std::slice::from_ref(&id));
         // A process started after the session was created: the pid was
         // reused, however recently the file was written (a resumed UI
         // elsewhere rewrites it with the pid that created it).

@@ -24,7 +24,7 @@
 //!    When these name two ids the records give no answer (the registry wins
 //!    over open files: it is rewritten when the session changes). A shared
 //!    server below the agent (Codex's `codex app-server`, serving every TUI
-//!    of the user) is not one of its children here;
+//!    of the user; Cline's hub daemon) is not one of its children here;
 //! 3. **store correlation** — exactly one session of the agent in the
 //!    process's directory that started between [`BEFORE_START`] before the
 //!    process and [`crate::correlate::WINDOW_MILLIS`] after it, ids already
@@ -40,7 +40,7 @@ use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
 
 use crate::correlate::{correlate_within, Spawn, WINDOW_MILLIS};
-use crate::process::{agent_argv, ProcessInfo, ProcessTable};
+use crate::process::{agent_argv, is_shared_server, ProcessInfo, ProcessTable};
 use crate::provider::provider;
 use crate::{Homes, SessionInfo};
 
@@ -141,10 +141,16 @@ impl Snapshot {
 /// A process that serves every run of its agent, not the one it was
 /// started below: Codex 0.171's TUI starts `codex app-server
 /// --managed-daemon` below the first TUI, and every later TUI of the user
-/// talks to it; it holds their rollouts open. Its files are no sign of the
-/// run it happens to sit below.
+/// talks to it; it holds their rollouts open. Cline 3.0's first UI starts
+/// `cline --cline-hub-daemon`, whose pid every later UI's sessions name.
+/// Its files and registry entries are no sign of the run it happens to sit
+/// below. Any agent's `shared_server_args` mark one.
 fn shared_server(p: &ProcessInfo) -> bool {
     p.argv.get(1).is_some_and(|w| w == "app-server")
+        || Catalog::embedded().agents().iter().any(|a| {
+            !a.shared_server_args.is_empty()
+                && agent_argv(a, &p.argv).is_some_and(|argv| is_shared_server(a, &argv))
+        })
 }
 
 /// A pane's agent process.
@@ -725,6 +731,49 @@ mod tests {
             "the server and what runs below it are left out"
         );
         assert_eq!(record_id(&t, &found, &homes), None);
+    }
+
+    #[test]
+    fn a_cline_hub_daemon_below_the_first_ui_never_gives_it_another_ui_s_session() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(home.path());
+        let root = homes.root(AgentKind::Cline, None).expect("cline home");
+        // The first UI (pid 30, started at 30 s) started the daemon (31);
+        // the second UI's session names the daemon's pid, its own the UI's.
+        let session = |id: &str, pid: u32| {
+            let dir = root.join("sessions").join(id);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            let body = format!(
+                "{{\"version\": 1, \"session_id\": \"{id}\", \"pid\": {pid}, \"cwd\": \"/w/p\"}}"
+            );
+            std::fs::write(dir.join(format!("{id}.json")), body).expect("writes");
+        };
+        let (mine, theirs) = ("0000000040000_aaaaa", "0000000050000_bbbbb");
+        session(mine, 30);
+        session(theirs, 31);
+        let bin = "/n/node_modules/@cline/cli-linux-x64/bin/cline";
+        let t = Table::default()
+            .with(20, 1, &["bash"], &[])
+            .with(30, 20, &["/n/node_modules/.bin/cline", "-m", "gpt-4o"], &[])
+            .with(
+                31,
+                30,
+                &[
+                    bin,
+                    "--cline-hub-daemon",
+                    "--cwd",
+                    "/w/p",
+                    "--port",
+                    "25463",
+                ],
+                &[],
+            );
+        let found = agent_in(&Snapshot::read(&t), 20, Catalog::embedded()).expect("cline");
+        assert_eq!(found.pids, [30], "the daemon is left out");
+        assert_eq!(
+            record_id(&t, &found, &homes),
+            Some((mine.to_owned(), Found::Registry))
+        );
     }
 
     #[test]

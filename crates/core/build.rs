@@ -321,6 +321,7 @@ fn agent(a: &AgentDecl) -> String {
         "launch_id_flag",
         option(a.launch_id_flag.as_deref().map(string)),
     );
+    field("interactive_flags", strings(&a.interactive_flags));
     field("shared_server_args", strings(&a.shared_server_args));
     field("ui_child_args", strings(&a.ui_child_args));
     field("exit_hint", strings(&a.exit_hint));

@@ -313,6 +313,20 @@ mod tests {
     }
 
     #[test]
+    fn an_interactive_flag_that_is_no_declared_switch_is_a_load_error() {
+        for to in [
+            "interactive_flags = [\"--nope\"]",
+            "interactive_flags = [\"--id\"]",
+        ] {
+            let text = edited("interactive_flags = [\"--tui\"]", to);
+            assert!(
+                matches!(Catalog::load(&text), Err(CatalogError::Rule { .. })),
+                "{to}"
+            );
+        }
+    }
+
+    #[test]
     fn carried_variadic_flag_is_a_load_error() {
         let text = edited(
             "{ name = \"--add-dir\", arity = \"variadic\" }",

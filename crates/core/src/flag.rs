@@ -221,18 +221,20 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
         return Ok(Extraction::Headless);
     }
     let mut found: Vec<RecordedFlag> = Vec::new();
+    // A switch that keeps the UI (Cline's `-i`) seen before the prompt.
+    let mut kept = false;
     let mut i = 0;
     while i < args.len() {
         let word = args[i].as_str();
         i += 1;
         if word == "--" {
-            if agent.positional_is_headless && !ui_child && i < args.len() {
+            if agent.positional_is_headless && !ui_child && !kept && i < args.len() {
                 return Ok(Extraction::Headless);
             }
             break;
         }
         if !word.starts_with('-') || word == "-" {
-            let headless = agent.positional_is_headless
+            let headless = (agent.positional_is_headless && !kept)
                 || agent.headless_subcommands.iter().any(|s| s == word);
             if headless && !ui_child {
                 return Ok(Extraction::Headless);
@@ -257,6 +259,7 @@ pub fn extract_words(agent: &AgentDecl, words: &[String]) -> Result<Extraction, 
                 if inline.is_some() {
                     continue; // `--switch=x` is malformed: never guess.
                 }
+                kept |= agent.interactive_flags.contains(&decl.name);
                 None
             }
             Arity::Value => match inline {
@@ -629,6 +632,32 @@ mod tests {
             ex(Qwen, "qwen -m qwen3"),
             Ok(Extraction::Interactive { .. })
         ));
+    }
+
+    #[test]
+    fn a_cline_prompt_is_headless_unless_its_ui_switch_comes_first() {
+        // Cline 3.0.65: `cline "fix it"` runs and exits; `-i` keeps the UI.
+        assert_eq!(ex(Cline, "cline 'fix it'"), Ok(Extraction::Headless));
+        assert_eq!(
+            ex(Cline, "cline -m gpt-4o -- 'fix it'"),
+            Ok(Extraction::Headless)
+        );
+        assert_eq!(
+            flags(Cline, "cline -i -m gpt-4o 'fix it'"),
+            [RecordedFlag::value("--model", "gpt-4o")]
+        );
+        assert_eq!(
+            flags(Cline, "cline --tui --plan -- 'fix it'"),
+            [RecordedFlag::switch("--plan")]
+        );
+        // After the prompt it is not seen: taken as headless, nothing recorded.
+        assert_eq!(ex(Cline, "cline 'fix it' -i"), Ok(Extraction::Headless));
+        // `--tui=x` is no switch; another agent's positional is unchanged.
+        assert_eq!(
+            ex(Cline, "cline --tui=1 'fix it'"),
+            Ok(Extraction::Headless)
+        );
+        assert_eq!(ex(Qwen, "qwen --tui 'fix it'"), Ok(Extraction::Headless));
     }
 
     #[test]

@@ -171,6 +171,10 @@ pub struct AgentDecl {
     pub headless_subcommands: Vec<String>,
     /// Any positional word (a prompt) makes the run headless (qwen 0.24).
     pub positional_is_headless: bool,
+    /// Switches that, before the first positional, keep a run whose
+    /// positional would make it headless interactive (Cline 3.0's
+    /// `-i/--tui`), by canonical name.
+    pub interactive_flags: Vec<String>,
     /// The flag that chooses the id of a *new* session at launch, where the
     /// agent has one (`--session-id`).
     pub launch_id_flag: Option<String>,

@@ -60,6 +60,8 @@ struct RawAgent {
     headless_subcommands: Vec<String>,
     #[serde(default)]
     positional_is_headless: bool,
+    #[serde(default)]
+    interactive_flags: Vec<String>,
     launch_id_flag: Option<String>,
     #[serde(default)]
     shared_server_args: Vec<String>,
@@ -271,6 +273,18 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         if !ra.ui_child_args.iter().all(|w| !w.is_empty()) {
             return Err(rule("UI child words are not empty"));
         }
+        let switch = |n: &String| {
+            ra.flags
+                .iter()
+                .any(|f| &f.name == n && f.arity == Arity::Switch && !f.headless)
+        };
+        if !ra.interactive_flags.iter().all(switch)
+            || (!ra.interactive_flags.is_empty() && !ra.positional_is_headless)
+        {
+            return Err(rule(
+                "interactive flags are declared switches of an agent whose positional is headless",
+            ));
+        }
         if !ra.exit_hint.iter().all(|w| is_plain_word(w)) {
             return Err(rule("exit hint words must be plain words"));
         }
@@ -352,6 +366,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             headless,
             headless_subcommands: ra.headless_subcommands.clone(),
             positional_is_headless: ra.positional_is_headless,
+            interactive_flags: ra.interactive_flags.clone(),
             launch_id_flag: ra.launch_id_flag.clone(),
             shared_server_args: ra.shared_server_args.clone(),
             ui_child_args: ra.ui_child_args.clone(),

@@ -43,6 +43,8 @@ use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 mod copilot;
+mod droid;
+mod grok;
 mod versions;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 
@@ -2451,7 +2453,8 @@ fn real_restart(
         assert!(
             rec["agent"] == s.cli.agent
                 && id.len() >= 8
-                && holding(&m.home().join(s.cli.store), &id).contains(&file),
+                && (file.to_string_lossy().contains(&id)
+                    || holding(&m.home().join(s.cli.store), &id).contains(&file)),
             "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
             file.display()
         );
@@ -2577,9 +2580,11 @@ fn real_restart(
         let confirmed = format!("{}: {} confirmed (", place(i), s.cli.agent);
         assert!(
             log.lines().any(|l| l.starts_with(&confirmed)),
-            "{}: restore.log does not say {} is confirmed:\n{log}",
+            "{}: restore.log does not say {} is confirmed:\n{log}\nhook.log:\n{}",
             s.cli.name(),
-            place(i)
+            place(i),
+            fs::read_to_string(m.home().join(".local/state/agent-resume/hook.log"))
+                .unwrap_or_default()
         );
     }
     eprintln!("restore.log after the restart:\n{log}");

@@ -210,3 +210,48 @@ pub(crate) const COPILOT: Cli = Cli {
     confirms_without_hook: false,
     after_start: None,
 };
+pub(crate) const GROK: Cli = Cli {
+    agent: "grok",
+    registry: Registry::Npm {
+        package: "@xai-official/grok",
+        extra: &[],
+    },
+    version: "1.0.41",
+    bin: "grok",
+    process: "grok",
+    argv_shown: true,
+    setup: super::grok::setup,
+    store: ".grok/sessions",
+    resume_words: &["--resume", "-r"],
+    made_up: (
+        &["--resume", "0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e"],
+        "Session \"0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e\" not found locally",
+        Some(1),
+    ),
+    // Its `active_sessions.json` names the conversation of each pid.
+    confirms_without_hook: true,
+    after_start: None,
+};
+pub(crate) const DROID: Cli = Cli {
+    agent: "droid",
+    registry: Registry::Npm {
+        package: "@factory/cli",
+        extra: &["@factory/cli-linux-x64@0.225.2"],
+    },
+    version: "0.225.1",
+    bin: "droid",
+    process: "droid",
+    argv_shown: true,
+    setup: super::droid::setup,
+    store: ".factory/sessions",
+    resume_words: &["--resume", "-r"],
+    // Droid exits 1 and says nothing on the terminal
+    // (`Error: Session not found` goes to its console log).
+    made_up: (
+        &["--resume=0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e"],
+        "",
+        Some(1),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+};

@@ -67,6 +67,9 @@ pub(crate) struct Cli {
     pub confirms_without_hook: bool,
     /// Keys a user answers after start-up (a trust dialog), if any.
     pub after_start: Option<fn(&Tmux, &str)>,
+    /// What is known not to work with this version (one line for
+    /// docs/agents.md; empty when nothing is).
+    pub gaps: &'static str,
 }
 
 impl Cli {
@@ -118,6 +121,7 @@ pub(crate) const CLAUDE: Cli = Cli {
     ),
     confirms_without_hook: true,
     after_start: None,
+    gaps: "",
 };
 pub(crate) const GEMINI: Cli = Cli {
     agent: "gemini",
@@ -137,8 +141,9 @@ pub(crate) const GEMINI: Cli = Cli {
         "Invalid session identifier",
         Some(42),
     ),
-    confirms_without_hook: true,
+    confirms_without_hook: false,
     after_start: None,
+    gaps: "",
 };
 pub(crate) const QWEN: Cli = Cli {
     agent: "qwen",
@@ -160,6 +165,7 @@ pub(crate) const QWEN: Cli = Cli {
     ),
     confirms_without_hook: true,
     after_start: None,
+    gaps: "",
 };
 pub(crate) const CODEX: Cli = Cli {
     agent: "codex",
@@ -185,8 +191,9 @@ pub(crate) const CODEX: Cli = Cli {
         "no rollout found for thread id",
         Some(1),
     ),
-    confirms_without_hook: true,
+    confirms_without_hook: false,
     after_start: None,
+    gaps: "its SessionStart hook fires only at the first prompt after a resume: an untouched resumed pane is not confirmed",
 };
 pub(crate) const COPILOT: Cli = Cli {
     agent: "copilot",
@@ -209,6 +216,7 @@ pub(crate) const COPILOT: Cli = Cli {
     ),
     confirms_without_hook: false,
     after_start: None,
+    gaps: "install-hooks does not write its hook file; a resume is proved only by its next turn (it writes nothing of the session before it)",
 };
 pub(crate) const GROK: Cli = Cli {
     agent: "grok",
@@ -231,6 +239,7 @@ pub(crate) const GROK: Cli = Cli {
     // Its `active_sessions.json` names the conversation of each pid.
     confirms_without_hook: true,
     after_start: None,
+    gaps: "a made-up id is looked up on xAI's server before it is refused",
 };
 pub(crate) const DROID: Cli = Cli {
     agent: "droid",
@@ -254,4 +263,8 @@ pub(crate) const DROID: Cli = Cli {
     ),
     confirms_without_hook: false,
     after_start: None,
+    gaps: "its headless `exec -s <id>` needs Factory's server (not verified); a resume with no hook is proved only by its next turn",
 };
+
+/// Every pinned CLI: the suite's proof for each verified agent.
+pub(crate) const PINNED: &[&Cli] = &[&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &GROK, &DROID];

@@ -63,7 +63,8 @@ use crate::capture::{apply, observe, Applied, Known};
 /// How long after its process started store correlation is tried for it:
 /// past this only its argv and records are read (the store listing is the
 /// costly part of a scan, and a session that starts later is not this
-/// process's first).
+/// process's first) — except for an agent whose session is written at the
+/// first prompt, which has no recording yet only while no prompt came.
 const CORRELATE_FOR: i64 = 5 * 60 * 1000;
 
 /// How much earlier than its process a recording may be stamped and still
@@ -264,10 +265,13 @@ pub fn scan(
                 .filter(|(other, _)| *other != pane)
                 .map(|(_, id)| id.clone()),
         );
-        let fresh = table
-            .started_at(p.found.process.id)
-            .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
-        let hit = session_of(table, &p.found, homes, &taken, |agent| {
+        // An agent that writes its session at the first prompt is looked
+        // for however long it has run: its first session may come late.
+        let fresh = agent_resume_discover::provider(p.found.agent).first_prompt()
+            || table
+                .started_at(p.found.process.id)
+                .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
+        let hit = session_of(table, &snap, &p.found, homes, &taken, |agent| {
             if !fresh {
                 return Vec::new();
             }

@@ -33,6 +33,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@factory/cli/"),
     registry: None,
     argv_id_flags: &[],
+    first_prompt: false,
     hook: None,
 };
 

@@ -61,6 +61,7 @@ pub(super) const PROVIDER: Provider = Provider {
         all: registered,
     }),
     argv_id_flags: &[],
+    first_prompt: false,
     hook: None,
 };
 

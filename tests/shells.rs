@@ -6,7 +6,7 @@
 //! exactly the intended one, byte for byte.
 
 use agent_resume_core::{
-    build_from_text, quote, render_line, AgentKind, Catalog, PostureWindow, Shell, MARKER,
+    build_from_text, quote, render_line, Catalog, PostureWindow, Shell, MARKER,
 };
 use agent_resume_test_support::shell::{
     assert_round_trips, corpus, hostile_words, run_batch, shells, FakeAgents, LineCase, Mode,

@@ -43,6 +43,7 @@ use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 mod copilot;
+mod opencode;
 mod versions;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 

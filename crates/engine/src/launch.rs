@@ -164,10 +164,13 @@ pub fn watch(
             Outcome::NoId | Outcome::Unproven => seen = true,
         }
     }
+    // Only a run with no recording at all holds: a resume awaiting its
+    // proof is recorded already.
     let held = last
         .as_ref()
+        .filter(|s| s.outcome == Outcome::NoId)
         .and_then(|s| s.agent)
-        .filter(|(agent, _)| seen && agent_resume_discover::provider(*agent).first_prompt());
+        .filter(|(agent, _)| agent_resume_discover::provider(*agent).first_prompt());
     let Some((agent, process)) = held else {
         return Ok((if seen { Ended::NoId } else { Ended::NoAgent }, last));
     };
@@ -188,7 +191,9 @@ pub fn watch(
         let outcome = found.as_ref().map_or(Outcome::NoAgent, |s| s.outcome);
         last = found;
         match outcome {
-            Outcome::Recorded | Outcome::AlreadyRecorded => return Ok((Ended::Recorded, last)),
+            Outcome::Recorded | Outcome::AlreadyRecorded | Outcome::Unproven => {
+                return Ok((Ended::Recorded, last))
+            }
             Outcome::Headless => return Ok((Ended::Headless, last)),
             Outcome::NoAgent => return Ok((Ended::Gone, last)),
             Outcome::NoId => {}

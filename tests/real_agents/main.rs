@@ -45,6 +45,7 @@ use serde_json::{json, Value};
 mod copilot;
 mod droid;
 mod grok;
+mod opencode;
 mod versions;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 
@@ -2701,6 +2702,24 @@ fn pinned_table() -> String {
 #[test]
 fn every_verified_agent_is_pinned_at_a_verified_version_and_documented() {
     let catalog = agent_resume_core::Catalog::embedded();
+    for a in catalog.agents().iter().filter(|a| a.verified) {
+        let pinned = versions::PINNED
+            .iter()
+            .find(|c| c.agent == a.kind.as_str())
+            .unwrap_or_else(|| panic!("{}: verified but no pinned CLI runs it", a.kind.as_str()));
+        assert!(
+            a.verified_versions.iter().any(|v| v == pinned.version)
+                || a.verified_versions.iter().any(|v| {
+                    // A platform package may carry the version the CLI prints.
+                    matches!(pinned.registry, Registry::Npm { extra, .. }
+                        if extra.iter().any(|e| e.ends_with(&format!("@{v}"))))
+                }),
+            "{}: pinned at {}, verified with {:?}",
+            a.kind.as_str(),
+            pinned.version,
+            a.verified_versions
+        );
+    }
     for cli in versions::PINNED {
         let a = catalog
             .agents()

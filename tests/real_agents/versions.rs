@@ -265,6 +265,77 @@ pub(crate) const DROID: Cli = Cli {
     after_start: None,
     gaps: "its headless `exec -s <id>` needs Factory's server (not verified); a resume with no hook is proved only by its next turn",
 };
+pub(crate) const OPENCODE: Cli = Cli {
+    agent: "opencode",
+    registry: Registry::Npm {
+        package: "opencode-ai",
+        extra: &[],
+    },
+    version: "1.18.33",
+    bin: "opencode",
+    // The package's script execs the native binary under its own name.
+    process: "opencode",
+    argv_shown: true,
+    setup: super::opencode::setup_opencode,
+    store: ".local/share/opencode",
+    resume_words: &["--session", "-s"],
+    made_up: (
+        &["--session", super::opencode::MADE_UP_SES],
+        "Session not found",
+        Some(1),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+    gaps: "a first prompt long after launch is recorded by the held launch watch or a later save; two panes in one directory both waiting for their first prompt stay unrecorded without its plugin",
+};
+pub(crate) const KILO: Cli = Cli {
+    agent: "kilo",
+    registry: Registry::Npm {
+        package: "@kilocode/cli",
+        extra: &["@kilocode/cli-linux-x64@7.7.7"],
+    },
+    version: "7.7.7",
+    bin: "kilo",
+    // `node …/bin/kilo`, with the native `.kilo` below it.
+    process: "kilo",
+    argv_shown: true,
+    setup: super::opencode::setup_kilo,
+    store: ".local/share/kilo",
+    resume_words: &["--session", "-s"],
+    made_up: (
+        &["--session", super::opencode::MADE_UP_SES],
+        "Session not found",
+        Some(1),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+    gaps: "a first prompt long after launch is recorded by the held launch watch or a later save; two panes in one directory both waiting for their first prompt stay unrecorded without its plugin",
+};
+pub(crate) const PI: Cli = Cli {
+    agent: "pi",
+    registry: Registry::Npm {
+        package: "@mariozechner/pi-coding-agent",
+        extra: &[],
+    },
+    version: "0.73.1",
+    bin: "pi",
+    process: "pi",
+    // `process.title = "pi"`: its argv shows nothing.
+    argv_shown: false,
+    setup: super::opencode::setup_pi,
+    store: ".pi/agent/sessions",
+    resume_words: &["--session"],
+    made_up: (
+        &["--session", super::MADE_UP],
+        "No session found matching",
+        Some(1),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+    gaps: "it hides its argv (process.title): its flags and a resumed id come only from the shell integration's note",
+};
 
 /// Every pinned CLI: the suite's proof for each verified agent.
-pub(crate) const PINNED: &[&Cli] = &[&CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &GROK, &DROID];
+pub(crate) const PINNED: &[&Cli] = &[
+    &CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &GROK, &DROID, &OPENCODE, &KILO, &PI,
+];

@@ -411,6 +411,8 @@ mod tests {
         ("antigravity", "--dangerously-skip-permissions", None),
         ("amp", "--mode", Some(&["low", "medium", "high", "ultra"])),
         ("amp", "--dangerously-allow-all", None),
+        ("kilo", "--agent", None),
+        ("kilo", "--auto", None),
     ];
 
     #[test]

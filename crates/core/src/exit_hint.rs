@@ -207,6 +207,15 @@ mod tests {
                 (AgentKind::Qwen, U4),
             ),
             (format!("copilot --resume={U4}"), (AgentKind::Copilot, U4)),
+            (
+                // Kilo 7.7.7's exit: its logo, the title and the command
+                // beside it.
+                format!(
+                    "  ██  ██ ██🬺🬏   ██  ██   ██🬺🬏  New session - 2026-12-05T04:41:12.835Z\n  \
+                     ████🬺🬏   ██   ██     ██  ██  kilo -s {oc}\n  ██  ██ ██████ 🬁🬬████ 🬁🬬██\n"
+                ),
+                (AgentKind::Kilo, oc),
+            ),
         ] {
             assert_eq!(scrape(&text), Some((want.0, want.1.to_owned())), "{text}");
         }

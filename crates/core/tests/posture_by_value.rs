@@ -217,6 +217,8 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
         ),
         // Only `opencode run` takes it; the UI rejects it: never carried.
         (Opencode, "opencode --variant high", &[], false),
+        (Kilo, "kilo --agent code", &["--agent", "code"], true),
+        (Kilo, "kilo --variant high", &[], false),
         (
             Grok,
             "grok --permission-mode=dontAsk",

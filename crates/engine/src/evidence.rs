@@ -61,6 +61,10 @@ pub struct Evidence {
     pub invocation: Option<String>,
     /// The run is headless: never the pane's recording.
     pub headless: bool,
+    /// The session the shell note of a run that hides its argv says the
+    /// line resumed (`pi --session <id>`): that run's own argv, as the
+    /// shell saw it.
+    pub noted_id: Option<String>,
 }
 
 /// Why a run's report is attributed to no pane.
@@ -205,6 +209,7 @@ pub fn decide(
         return Evidence {
             invocation: None,
             headless: true,
+            noted_id: None,
         };
     }
     let Some(found) = found.run() else {
@@ -220,12 +225,14 @@ pub fn decide(
                 Ok(Extraction::Headless) | Err(_) => None,
             },
             headless: false,
+            noted_id: None,
         };
     }
     match note().filter(|n| belongs(table, found, n)) {
         Some(n) if n.headless => Evidence {
             invocation: None,
             headless: true,
+            noted_id: None,
         },
         Some(n) => Evidence {
             invocation: match extract_words(agent, &n.argv) {
@@ -236,6 +243,7 @@ pub fn decide(
                 Ok(Extraction::Headless) | Err(_) => None,
             },
             headless: false,
+            noted_id: agent_resume_discover::scan::argv_id(agent, &n.argv),
         },
         None => Evidence::default(),
     }
@@ -437,6 +445,7 @@ mod tests {
             Ok(Evidence {
                 invocation: Some("claude --model opus".to_owned()),
                 headless: false,
+                noted_id: None,
             }),
             "the outermost claude's flags and program word, never the tool call's"
         );

@@ -64,7 +64,8 @@ use crate::capture::{apply, observe, Applied, Known};
 /// How long after its process started store correlation is tried for it:
 /// past this only its argv and records are read (the store listing is the
 /// costly part of a scan, and a session that starts later is not this
-/// process's first).
+/// process's first) — except for an agent whose session is written at the
+/// first prompt, which has no recording yet only while no prompt came.
 const CORRELATE_FOR: i64 = 5 * 60 * 1000;
 
 /// How much earlier than its process a recording may be stamped and still
@@ -169,6 +170,9 @@ struct Pending {
     found: PaneAgent,
     invocation: Option<String>,
     cwd: Option<PathBuf>,
+    /// The session the shell note says the run resumed, when its argv is
+    /// hidden.
+    noted_id: Option<String>,
 }
 
 /// Scans `panes` and records what is found into the database at `db`.
@@ -249,6 +253,7 @@ pub fn scan(
         s.outcome = Outcome::NoId;
         pending.push(Pending {
             at: out.len(),
+            noted_id: evidence.noted_id,
             invocation: evidence.invocation,
             cwd: s.cwd.clone(),
             found,
@@ -256,9 +261,18 @@ pub fn scan(
         out.push(s);
     }
     // Ids the agents' own signs name are not another pane's new session.
+    let own: Vec<Option<(String, Found)>> = pending
+        .iter()
+        .map(|p| own_id(table, &p.found, homes))
+        .collect();
     let taken: BTreeSet<String> = pending
         .iter()
-        .filter_map(|p| own_id(table, &p.found, homes).map(|(id, _)| id))
+        .zip(&own)
+        .filter_map(|(p, own)| {
+            own.as_ref()
+                .map(|(id, _)| id.clone())
+                .or(p.noted_id.clone())
+        })
         .collect();
     // Nor is an id another pane's recording holds: that pane's agent may
     // have been skipped by this scan (already recorded, unchanged), and a
@@ -277,7 +291,13 @@ pub fn scan(
         .unwrap_or_default();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
     let mut hits: Vec<Option<(String, Found)>> = Vec::with_capacity(pending.len());
-    for p in &pending {
+    for (p, own) in pending.iter().zip(own) {
+        // The agent's own records first; then, for a run that hides its
+        // argv, what its shell note says it resumed; then correlation.
+        if let Some(hit) = own.or_else(|| p.noted_id.clone().map(|id| (id, Found::Argv))) {
+            hits.push(Some(hit));
+            continue;
+        }
         let pane = out[p.at].pane;
         let mut taken = taken.clone();
         taken.extend(
@@ -285,10 +305,13 @@ pub fn scan(
                 .filter(|(other, _)| *other != pane)
                 .map(|(_, id)| id.clone()),
         );
-        let fresh = table
-            .started_at(p.found.process.id)
-            .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
-        let hit = session_of(table, &p.found, homes, &taken, |agent| {
+        // An agent that writes its session at the first prompt is looked
+        // for however long it has run: its first session may come late.
+        let fresh = agent_resume_discover::provider(p.found.agent).first_prompt()
+            || table
+                .started_at(p.found.process.id)
+                .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
+        let hit = session_of(table, &snap, &p.found, homes, &taken, |agent| {
             if !fresh {
                 return Vec::new();
             }
@@ -783,6 +806,58 @@ mod tests {
         assert_eq!(out[0].found, Some(Found::Registry));
         let rec = row(&db, pane(1)).expect("recorded");
         assert_eq!((rec.agent, rec.session_id.as_str()), (AgentKind::Qwen, ID));
+    }
+
+    #[test]
+    fn a_pi_that_hides_its_argv_is_recorded_on_the_session_its_shell_note_says_it_resumed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(&dir.path().join("home"));
+        // Pi writes "pi" over its argv (`process.title`); its resumed
+        // session's file is old and not held open: only the line says it.
+        let table = Table::new(&[(10, 1, &["bash"]), (11, 10, &["pi", "", "", ""])]);
+        let pi = Catalog::embedded().agent(AgentKind::Pi);
+        for (n, (line, want)) in [
+            (format!("pi --offline --session {ID}"), Some(ID)),
+            (format!("pi --fork {ID}"), None),
+            ("pi --model gpt-4o".to_owned(), None),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let db = dir.path().join(format!("r{n}.sqlite3"));
+            let (argv, headless) = crate::capture::noted_line(pi, &line).expect("a pi line");
+            let store = Store::open(&db).expect("opens");
+            store
+                .note(
+                    pane(1),
+                    AgentKind::Pi,
+                    &argv,
+                    headless,
+                    Some(10),
+                    UnixMillis(START),
+                )
+                .expect("notes");
+            drop(store);
+            let got = scan(
+                &table,
+                &homes,
+                &db,
+                &[PaneRef {
+                    pane: pane(1),
+                    pid: 10,
+                }],
+                UnixMillis(START + 1_000),
+            )
+            .expect("scans");
+            assert_eq!(
+                row(&db, pane(1)).map(|r| r.session_id).as_deref(),
+                want,
+                "{line}"
+            );
+            if want.is_some() {
+                assert_eq!(got[0].found, Some(Found::Argv), "{line}");
+            }
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@factory/cli/"),
     registry: None,
     argv_id_flags: &[],
+    first_prompt: false,
     // 0.225.2: `settings.json` `hooks`, Claude's shape; SessionStart
     // carries `session_id` (its UI runs it under its own child, see
     // `ui_child_args`).

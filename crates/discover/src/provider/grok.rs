@@ -61,6 +61,7 @@ pub(super) const PROVIDER: Provider = Provider {
         all: registered,
     }),
     argv_id_flags: &[],
+    first_prompt: false,
     // 1.0.41: every `hooks/*.json` is read and merged (Claude's shape), so
     // agent-resume's own file is the only one it writes; SessionStart comes
     // at launch and at a resume, carrying `sessionId` and `session_id`.

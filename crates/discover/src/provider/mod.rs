@@ -45,6 +45,7 @@ mod droid;
 mod gemini;
 mod grok;
 mod home_env;
+mod kilo;
 mod kimi;
 pub(crate) mod opencode;
 mod pi;
@@ -67,6 +68,7 @@ pub fn provider(kind: AgentKind) -> &'static Provider {
         AgentKind::Antigravity => &antigravity::PROVIDER,
         AgentKind::Amp => &amp::PROVIDER,
         AgentKind::Kimi => &kimi::PROVIDER,
+        AgentKind::Kilo => &kilo::PROVIDER,
     }
 }
 
@@ -81,6 +83,7 @@ pub const READABLE: &[AgentKind] = &[
     AgentKind::Pi,
     AgentKind::Copilot,
     AgentKind::Opencode,
+    AgentKind::Kilo,
 ];
 
 /// Everything this crate knows of one agent.
@@ -107,6 +110,9 @@ pub struct Provider {
     /// Flags besides the catalog's resume and launch-id flags whose value
     /// names the session in its argv.
     pub(crate) argv_id_flags: &'static [&'static str],
+    /// Its session is written only at the first prompt, however late that
+    /// comes (OpenCode's row, Pi's file): see [`Provider::first_prompt`].
+    pub(crate) first_prompt: bool,
     /// Its hook settings file, when agent-resume edits it.
     pub(crate) hook: Option<HookFile>,
 }
@@ -120,6 +126,15 @@ impl Provider {
     /// Its hook settings file, when agent-resume edits it.
     pub fn hook(&self) -> Option<&HookFile> {
         self.hook.as_ref()
+    }
+
+    /// Whether its session is written only at the first prompt, however
+    /// late: a capture that has not found the run's session yet keeps
+    /// looking while the agent runs, and correlation takes a session
+    /// started any time after the process when no other run of the agent
+    /// shares its directory ([`crate::scan::session_of`]).
+    pub fn first_prompt(&self) -> bool {
+        self.first_prompt
     }
 }
 
@@ -179,6 +194,7 @@ pub(crate) const fn unread(kind: AgentKind) -> Provider {
         package: None,
         registry: None,
         argv_id_flags: &[],
+        first_prompt: false,
         hook: None,
     }
 }

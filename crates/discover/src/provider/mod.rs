@@ -39,6 +39,8 @@ mod amp;
 mod antigravity;
 mod claude;
 mod codex;
+#[path = "continue.rs"]
+mod continue_cli;
 mod copilot;
 mod cursor;
 mod droid;
@@ -48,7 +50,9 @@ mod home_env;
 mod kimi;
 pub(crate) mod opencode;
 mod pi;
+mod qoder;
 mod qwen;
+mod vibe;
 
 /// The provider of `kind`: the one exhaustive match over the agents
 /// outside the catalog.
@@ -67,6 +71,9 @@ pub fn provider(kind: AgentKind) -> &'static Provider {
         AgentKind::Antigravity => &antigravity::PROVIDER,
         AgentKind::Amp => &amp::PROVIDER,
         AgentKind::Kimi => &kimi::PROVIDER,
+        AgentKind::Vibe => &vibe::PROVIDER,
+        AgentKind::Qoder => &qoder::PROVIDER,
+        AgentKind::Continue => &continue_cli::PROVIDER,
     }
 }
 
@@ -81,6 +88,8 @@ pub const READABLE: &[AgentKind] = &[
     AgentKind::Pi,
     AgentKind::Copilot,
     AgentKind::Opencode,
+    AgentKind::Vibe,
+    AgentKind::Qoder,
 ];
 
 /// Everything this crate knows of one agent.

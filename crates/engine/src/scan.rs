@@ -93,6 +93,9 @@ pub enum Outcome {
     Recorded = 4,
     /// This run was already recorded (by a hook or an earlier scan).
     AlreadyRecorded = 5,
+    /// The agent cannot resume a conversation by its id (Continue's `cn`):
+    /// never recorded, so its pane comes back as a plain shell.
+    NotResumableById = 6,
 }
 
 impl Outcome {
@@ -104,6 +107,7 @@ impl Outcome {
         Outcome::NoId,
         Outcome::Recorded,
         Outcome::AlreadyRecorded,
+        Outcome::NotResumableById,
     ];
 
     /// The stable name.
@@ -114,6 +118,7 @@ impl Outcome {
             Outcome::NoId => "no_id",
             Outcome::Recorded => "recorded",
             Outcome::AlreadyRecorded => "already_recorded",
+            Outcome::NotResumableById => "not_resumable_by_id",
         }
     }
 }
@@ -140,14 +145,15 @@ pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
 }
 
-/// Whether `argv` (a process's) runs a verified agent itself: a host that
+/// Whether `argv` (a process's) runs a verified agent itself (or one that
+/// cannot resume by id, reported as such): a host that
 /// sees only its shell in a pane's foreground asks this of it before
 /// leaving the pane out of a scan.
 pub fn runs_agent(argv: &[String]) -> bool {
     Catalog::embedded()
         .agents()
         .iter()
-        .filter(|a| a.verified)
+        .filter(|a| a.verified || !a.resumable_by_id)
         .any(|a| is_agent_program(a, argv))
 }
 
@@ -193,6 +199,11 @@ pub fn scan(
         s.agent = Some((found.agent, found.process.id));
         s.cwd = table.cwd(found.process.id.pid);
         let decl = catalog.agent(found.agent);
+        if !decl.resumable_by_id {
+            s.outcome = Outcome::NotResumableById;
+            out.push(s);
+            continue;
+        }
         // The same evidence a hook takes: flags and headlessness from the
         // outermost agent process below the pane's first process, a shell
         // note only for that very process.
@@ -559,6 +570,43 @@ mod tests {
             Some(RowState::Recording(r)) => Some(r),
             Some(RowState::Unreadable(_)) | None => None,
         }
+    }
+
+    #[test]
+    fn a_pane_running_continue_is_reported_not_resumable_by_id_and_never_recorded() {
+        // `cn` 1.5.47 has no resume by id: even a `--fork <id>` in its argv
+        // (which silently starts a new session) must not become a recording.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (
+                11,
+                10,
+                &["node", "/n/node_modules/.bin/cn", "--fork", ID, "--auto"],
+            ),
+            (20, 1, &["bash"]),
+            (21, 20, &["cn", "--config", "/c.yaml"]),
+        ]);
+        let panes = [
+            PaneRef {
+                pane: pane(1),
+                pid: 10,
+            },
+            PaneRef {
+                pane: pane(2),
+                pid: 20,
+            },
+        ];
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        for s in &out {
+            assert_eq!(s.outcome, Outcome::NotResumableById, "{s:?}");
+            assert_eq!(s.agent.map(|(a, _)| a), Some(AgentKind::Continue));
+            assert_eq!(row(&db, s.pane), None, "nothing recorded");
+        }
+        assert_eq!(Outcome::NotResumableById.as_str(), "not_resumable_by_id");
+        assert!(runs_agent(&["cn".to_owned()]), "a host scans the pane");
     }
 
     #[test]

@@ -38,6 +38,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+mod continue_cli;
+mod pypi;
+mod qoder;
+
 use agent_resume_test_support::tmux::Tmux;
 use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};

@@ -27,7 +27,11 @@ pub(crate) fn python(names: &[&str]) -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")));
     let mut versions: Vec<PathBuf> = pyenv
         .and_then(|r| fs::read_dir(r.join("versions")).ok())
-        .map(|d| d.filter_map(Result::ok).map(|e| e.path().join("bin")).collect())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path().join("bin"))
+                .collect()
+        })
         .unwrap_or_default();
     versions.sort();
     versions.reverse();
@@ -126,7 +130,10 @@ pub(crate) fn installed(
 fn relocate_scripts(from: &Path, to: &Path) {
     let old = format!("#!{}/", from.display());
     let new = format!("#!{}/", to.display());
-    for e in fs::read_dir(from.join("bin")).expect("the environment's bin").flatten() {
+    for e in fs::read_dir(from.join("bin"))
+        .expect("the environment's bin")
+        .flatten()
+    {
         let path = e.path();
         if path.is_symlink() || !path.is_file() {
             continue;

@@ -55,6 +55,10 @@ pub struct Args {
     /// re-checks time").
     #[arg(long, hide = true)]
     now: Option<String>,
+    /// The pid of the shell that will run the line (`$$`): the resumed
+    /// agent below it is then captured as a typed one is.
+    #[arg(long)]
+    shell_pid: Option<u32>,
 }
 
 const NOTHING: u8 = 1;
@@ -149,6 +153,15 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         }
     };
     let clock = when::now;
+    let program = std::env::current_exe().ok();
+    let capture = program
+        .as_deref()
+        .zip(args.shell_pid)
+        .map(|(program, shell_pid)| take::Capture {
+            program,
+            shell_pid,
+            overrides: o,
+        });
     match take::hand_out(
         line,
         event,
@@ -158,6 +171,7 @@ pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
         &mut store,
         &mut sink,
         &clock,
+        capture,
     ) {
         Some(line) => {
             println!("{}", line.line);

@@ -142,7 +142,7 @@ __agent_resume_publish() {
   [ -n "$pending" ] || return 0
   command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
     set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-  line=$("$__agent_resume_bin" take --pane "$pending" --shell bash 2>/dev/null) || {
+  line=$("$__agent_resume_bin" take --pane "$pending" --shell bash --shell-pid "$$" 2>/dev/null) || {
     __agent_resume_publish
     return 0
   }
@@ -209,7 +209,7 @@ __agent_resume_first() {
   export AGENT_RESUME_TAKEN="$key"
   local line key=$__agent_resume_take_key
   __agent_resume_take_key=
-  line=$(AGENT_RESUME_TAKE=$key "$__agent_resume_bin" take --shell bash 2>/dev/null) || return 0
+  line=$(AGENT_RESUME_TAKE=$key "$__agent_resume_bin" take --shell bash --shell-pid "$$" 2>/dev/null) || return 0
   eval "$line"
   __agent_resume_resumed_ended $?
 }

@@ -147,7 +147,7 @@ function __agent_resume_answered
 end
 
 function __agent_resume_run_taken --argument-names what
-    set -l take take --shell fish
+    set -l take take --shell fish --shell-pid $fish_pid
     set -l key
     if test "$what" = first
         set key $__agent_resume_take_key

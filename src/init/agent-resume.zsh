@@ -83,7 +83,7 @@ _agent_resume_publish() {
   [[ -n $pending ]] || return 0
   command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
     set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-  if line=$("$_agent_resume_bin" take --pane "$pending" --shell zsh 2>/dev/null); then
+  if line=$("$_agent_resume_bin" take --pane "$pending" --shell zsh --shell-pid "$$" 2>/dev/null); then
     eval "$line"
     _agent_resume_resumed_ended $?
   fi
@@ -162,7 +162,7 @@ _agent_resume_first() {
   export AGENT_RESUME_TAKEN="$key"
   local line key=$_agent_resume_take_key
   _agent_resume_take_key=
-  line=$(AGENT_RESUME_TAKE=$key "$_agent_resume_bin" take --shell zsh 2>/dev/null) || return 0
+  line=$(AGENT_RESUME_TAKE=$key "$_agent_resume_bin" take --shell zsh --shell-pid "$$" 2>/dev/null) || return 0
   eval "$line"
   _agent_resume_resumed_ended $?
 }

@@ -46,51 +46,9 @@ use agent_resume_test_support::tmux::Tmux;
 use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
-/// One pinned agent CLI.
-struct Cli {
-    /// The catalog name (`agent-resume hook <agent>`).
-    agent: &'static str,
-    /// The npm package.
-    package: &'static str,
-    /// The pinned version.
-    version: &'static str,
-    /// The executable the package installs.
-    bin: &'static str,
-}
-
-impl Cli {
-    /// `claude-code 2.1.332`: how every assertion names the CLI.
-    fn name(&self) -> String {
-        let short = self.package.rsplit('/').next().unwrap_or(self.package);
-        format!("{short} {}", self.version)
-    }
-}
-
-// The pinned versions: one line each.
-const CLAUDE: Cli = Cli {
-    agent: "claude",
-    package: "@anthropic-ai/claude-code",
-    version: "2.1.332",
-    bin: "claude",
-};
-const GEMINI: Cli = Cli {
-    agent: "gemini",
-    package: "@google/gemini-cli",
-    version: "0.61.0",
-    bin: "gemini",
-};
-const QWEN: Cli = Cli {
-    agent: "qwen",
-    package: "@qwen-code/qwen-code",
-    version: "0.24.4",
-    bin: "qwen",
-};
-const CODEX: Cli = Cli {
-    agent: "codex",
-    package: "@openai/codex",
-    version: "0.171.0",
-    bin: "codex",
-};
+mod copilot;
+mod versions;
+use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 
 /// The Gemini model named on every run: with a fixed model Gemini skips its
 /// routing classifier and makes exactly one model call per turn.
@@ -122,14 +80,16 @@ fn cache_root() -> PathBuf {
 }
 
 /// The installed executable of `cli`, installing it into the cache first
-/// when it is not there. Concurrent tests each install into their own
-/// directory and the first rename wins.
+/// when it is not there (npm, or a venv for a PyPI package). Concurrent
+/// tests each install into their own directory and the first rename wins.
 fn installed(cli: &Cli) -> PathBuf {
-    let dir = cache_root().join(format!(
-        "{}@{}",
-        cli.package.trim_start_matches('@').replace('/', "-"),
-        cli.version
-    ));
+    let dir = cache_root().join(cli.cache_name());
+    let (package, extra) = match cli.registry {
+        Registry::Npm { package, extra } => (package, extra),
+        Registry::Pypi { .. } => {
+            return install_venv_in_place(cli, &dir, &dir.join("bin").join(cli.bin));
+        }
+    };
     let bin = dir.join("node_modules/.bin").join(cli.bin);
     if bin.is_file() {
         return bin;
@@ -138,21 +98,23 @@ fn installed(cli: &Cli) -> PathBuf {
     require("node");
     let part = PathBuf::from(format!("{}.part-{}", dir.display(), std::process::id()));
     let _ = fs::remove_dir_all(&part);
-    fs::create_dir_all(&part).expect("creates the npm cache directory");
-    let spec = format!("{}@{}", cli.package, cli.version);
+    fs::create_dir_all(&part).expect("creates the install cache directory");
+    let spec = format!("{package}@{}", cli.version);
     let started = Instant::now();
     let out = Command::new(&npm)
         .arg("install")
         .arg("--prefix")
         .arg(&part)
         .args(["--no-audit", "--no-fund", "--loglevel=error", &spec])
+        .args(extra)
         .stdin(Stdio::null())
         .output()
         .expect("npm can be started");
     assert!(
         out.status.success(),
-        "{}: `npm install {spec}` failed: {}",
+        "{}: `npm install {spec} {}` failed: {}",
         cli.name(),
+        extra.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!(
@@ -171,6 +133,91 @@ fn installed(cli: &Cli) -> PathBuf {
         bin.display()
     );
     bin
+}
+
+/// A PyPI CLI's venv made where it stays (a venv cannot move), under a
+/// lock file so concurrent tests make it once.
+fn install_venv_in_place(cli: &Cli, dir: &Path, bin: &Path) -> PathBuf {
+    let Registry::Pypi { package, python } = cli.registry else {
+        unreachable!("only PyPI CLIs are made in place")
+    };
+    if bin.is_file() {
+        return bin.to_owned();
+    }
+    let py = find_python(python).unwrap_or_else(|| {
+        panic!(
+            "{}: needs one of {python:?} (on PATH or under ~/.pyenv/versions): not found",
+            cli.name()
+        )
+    });
+    let started = Instant::now();
+    fs::create_dir_all(dir.parent().expect("the cache root")).expect("creates the cache root");
+    let lock = PathBuf::from(format!("{}.lock", dir.display()));
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        if bin.is_file() {
+            return bin.to_owned();
+        }
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(_) => break,
+            Err(_) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "{}: another test's install holds {} for 10 minutes",
+                    cli.name(),
+                    lock.display()
+                );
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(dir);
+    let spec = format!("{package}=={}", cli.version);
+    let venv = Command::new(&py).args(["-m", "venv"]).arg(dir).output();
+    let pip = Command::new(dir.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", &spec])
+        .stdin(Stdio::null())
+        .output();
+    let _ = fs::remove_file(&lock);
+    let ok = venv.is_ok_and(|o| o.status.success());
+    let pip = pip.expect("pip can be started");
+    assert!(
+        ok && pip.status.success() && bin.is_file(),
+        "{}: `pip install {spec}` into {} failed: {}",
+        cli.name(),
+        dir.display(),
+        text(&pip.stderr)
+    );
+    eprintln!(
+        "pip install {spec}: into {} in {:.1} s",
+        dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    bin.to_owned()
+}
+
+/// The first of `names` (`python3.13`, …) on `PATH` or under
+/// `~/.pyenv/versions/*/bin`.
+fn find_python(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    if let Some(home) = std::env::var_os("HOME") {
+        let versions = PathBuf::from(home).join(".pyenv/versions");
+        if let Ok(rd) = fs::read_dir(versions) {
+            let mut found: Vec<PathBuf> = rd.flatten().map(|e| e.path().join("bin")).collect();
+            found.sort();
+            dirs.extend(found.into_iter().rev());
+        }
+    }
+    names.iter().find_map(|n| {
+        dirs.iter()
+            .map(|d| d.join(n))
+            .find(|p| p.is_file() && !p.to_string_lossy().contains("/shims/"))
+    })
 }
 
 // ----------------------------------------------------------- stand-in ----
@@ -2038,7 +2085,9 @@ struct Machine {
 }
 
 impl Machine {
-    fn new(agents: &[(&'static Cli, &'static [&'static str])]) -> Machine {
+    /// `hooks`: whether `install-hooks` is run for each agent (otherwise
+    /// the agents are captured with no hook, by the saves' scans).
+    fn new(agents: &[(&'static Cli, &'static [&'static str])], hooks: bool) -> Machine {
         let bash = require("bash");
         require("tmux");
         let node = require("node");
@@ -2097,7 +2146,13 @@ impl Machine {
         env.set("SHELL", &bash);
         env.set(MACHINE_MARK, &root);
         for s in &seats {
-            seed(s.cli.agent, &home, &s.dir, &s.server.url());
+            (s.cli.setup)(&mut Setup {
+                cli: s.cli,
+                home: &home,
+                proj: &s.dir,
+                url: &s.server.url(),
+                env: &mut env,
+            });
         }
         fs::write(
             home.join(".bashrc"),
@@ -2113,7 +2168,7 @@ impl Machine {
         let tmux = env.tmux(&home.join(".tmux.conf"));
         let m = Machine { tmux, env, seats };
         m.ar_ok(&["enable"]);
-        for s in &m.seats {
+        for s in m.seats.iter().filter(|_| hooks) {
             if s.cli.agent == "codex" {
                 // Each TUI runs its own sessions and hooks (see the
                 // two-pane tests for Codex's shared server).
@@ -2241,7 +2296,7 @@ impl Drop for Machine {
 /// process below `shell` that runs `cli` (its executable, or node running
 /// its package's script).
 fn agent_args(cli: &Cli, shell: u32) -> Option<Vec<String>> {
-    let script = format!("node_modules/{}/", cli.package);
+    let script = format!("node_modules/{}/", cli.package());
     tree(shell).into_iter().skip(1).find_map(|pid| {
         let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
         let argv: Vec<String> = raw
@@ -2251,25 +2306,49 @@ fn agent_args(cli: &Cli, shell: u32) -> Option<Vec<String>> {
             .map(|w| String::from_utf8_lossy(w).into_owned())
             .collect();
         let at = argv.iter().position(|w| {
-            Path::new(w).file_name().is_some_and(|n| n == cli.bin) || w.contains(&script)
+            Path::new(w).file_name().is_some_and(|n| n == cli.process) || w.contains(&script)
         })?;
         Some(argv[at + 1..].to_vec())
     })
 }
 
-/// `args` without the resume of `id` (`--resume <id>`, `--resume=<id>` or
-/// Codex's `resume <id>`), when they hold it.
-fn without_resume(args: &[String], id: &str) -> Option<Vec<String>> {
+/// `args` without the resume of `id` (`<word> <id>` or `<word>=<id>` for
+/// each of the CLI's resume words), when they hold it.
+fn without_resume(cli: &Cli, args: &[String], id: &str) -> Option<Vec<String>> {
     let mut out = args.to_vec();
-    if let Some(at) = out.iter().position(|w| *w == format!("--resume={id}")) {
-        out.remove(at);
-        return Some(out);
+    for word in cli.resume_words {
+        if let Some(at) = out.iter().position(|w| *w == format!("{word}={id}")) {
+            out.remove(at);
+            return Some(out);
+        }
+        if let Some(at) = out.windows(2).position(|p| p[0] == *word && p[1] == id) {
+            out.drain(at..at + 2);
+            return Some(out);
+        }
     }
-    let at = out
-        .windows(2)
-        .position(|p| ["--resume", "-r", "resume"].contains(&p[0].as_str()) && p[1] == id)?;
-    out.drain(at..at + 2);
-    Some(out)
+    None
+}
+
+/// The files under `store` that hold `needle`, SQLite's `-wal` and
+/// `-journal` counted with their database: each as the database's path.
+fn holding(store: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = files_under(store)
+        .into_iter()
+        .filter(|p| {
+            fs::read(p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .map(|p| {
+            let n = p.to_string_lossy().into_owned();
+            PathBuf::from(
+                n.strip_suffix("-wal")
+                    .or_else(|| n.strip_suffix("-journal"))
+                    .unwrap_or(&n),
+            )
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Real CLIs, real restarts. Each agent of `agents` runs in its own bash
@@ -2281,8 +2360,15 @@ fn without_resume(args: &[String], id: &str) -> Option<Vec<String>> {
 /// process runs with exactly the flags of the first run plus the resume
 /// of its recorded conversation, `restore.log` says it is confirmed, and
 /// its next request to the model carries the first reply's marker.
-fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
-    let m = Machine::new(agents);
+/// `hooks`: whether the agents' hooks are installed (otherwise the saves'
+/// scans capture them). `after` runs on the restarted machine, with each
+/// seat's recorded id, before the user's client detaches.
+fn real_restart(
+    agents: &[(&'static Cli, &'static [&'static str])],
+    hooks: bool,
+    after: impl FnOnce(&Machine, &[String]),
+) {
+    let m = Machine::new(agents, hooks);
     let t = &m.tmux;
     let place = |i: usize| format!("work:{i}.0");
     let target = |i: usize| format!("=work:{i}.0");
@@ -2308,6 +2394,9 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
     for (i, s) in m.seats.iter().enumerate() {
         t.wait_screen(&target(i), "the bash prompt", |sc| sc.contains(BASH_PROMPT));
         t.type_line(&target(i), &s.line());
+        if let Some(answer) = s.cli.after_start {
+            answer(t, &target(i));
+        }
     }
     for (i, s) in m.seats.iter().enumerate() {
         if s.cli.agent == "codex" {
@@ -2327,12 +2416,9 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
             if files[i].is_some() {
                 continue;
             }
-            files[i] = files_under(&store_dir(s.cli.agent, &m.home()))
+            files[i] = holding(&m.home().join(s.cli.store), &s.marker)
                 .into_iter()
-                .find(|p| {
-                    p.extension().is_some_and(|e| e == "jsonl")
-                        && fs::read_to_string(p).is_ok_and(|t| t.contains(&s.marker))
-                });
+                .next();
             if files[i].is_none() && typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4))
             {
                 assert!(
@@ -2369,7 +2455,7 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
         assert!(
             rec["agent"] == s.cli.agent
                 && id.len() >= 8
-                && file.to_string_lossy().contains(&id[..8]),
+                && holding(&m.home().join(s.cli.store), &id).contains(&file),
             "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
             file.display()
         );
@@ -2379,8 +2465,10 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
             "{name}: the recording carries the run's flags"
         );
         let args = agent_args(s.cli, *shell)
-            .unwrap_or_else(|| panic!("{name}: no {} process in the pane", s.cli.bin));
-        assert_eq!(args, s.flags, "{name}: the first run's arguments");
+            .unwrap_or_else(|| panic!("{name}: no {} process in the pane", s.cli.process));
+        if s.cli.argv_shown {
+            assert_eq!(args, s.flags, "{name}: the first run's arguments");
+        }
         before.push((pane.clone(), id, args, s.server.bodies().len()));
     }
     m.wait_settled();
@@ -2411,12 +2499,31 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
         let (pane, id, args, _) = &before[i];
         let (at, shell) = &panes[pane];
         assert_eq!(*at, place(i), "{name}: the pane is back in its place");
-        let resumed = wait_for(&format!("{name}: the resumed process"), || {
-            agent_args(s.cli, *shell).filter(|a| a.contains(id))
-        });
+        if !s.cli.argv_shown {
+            // Its next request below is the proof.
+            continue;
+        }
+        let deadline = Instant::now() + agent_resume_test_support::PATIENCE;
+        let resumed = loop {
+            if let Some(a) =
+                agent_args(s.cli, *shell).filter(|a| a.iter().any(|w| w.contains(id.as_str())))
+            {
+                break a;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{name}: no resumed process in {}; restore.log:\n{}\nthe processes: {:#?}\n\
+                 the screen:\n{}",
+                place(i),
+                fs::read_to_string(m.log()).unwrap_or_default(),
+                m.processes(),
+                t.screen(&target(i))
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
         eprintln!("{name}: resumed as {resumed:?}");
         assert_eq!(
-            without_resume(&resumed, id).as_ref(),
+            without_resume(s.cli, &resumed, id).as_ref(),
             Some(args),
             "{name}: the resumed process runs with exactly the first run's flags and the resume \
              of {id}: {resumed:?}"
@@ -2463,6 +2570,14 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
             .filter(|l| l.contains("agent(s) resumed"))
     });
     for (i, s) in m.seats.iter().enumerate() {
+        if !hooks && !s.cli.confirms_without_hook {
+            // Nothing the agent writes as it starts names its conversation:
+            // its next request above is the proof; the log may only not say
+            // it failed.
+            let failed = format!("{}: {} exited at once", place(i), s.cli.agent);
+            assert!(!log.contains(&failed), "{}: {log}", s.cli.name());
+            continue;
+        }
         let confirmed = format!("{}: {} confirmed (", place(i), s.cli.agent);
         assert!(
             log.lines().any(|l| l.starts_with(&confirmed)),
@@ -2474,9 +2589,11 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
     eprintln!("restore.log after the restart:\n{log}");
     let n = m.seats.len();
     assert!(
-        log.contains(&format!("{n} agent(s) resumed: {n} confirmed,")),
+        log.contains(&format!("{n} agent(s) resumed: ")),
         "restore.log:\n{log}"
     );
+    let ids: Vec<String> = before.iter().map(|(_, id, ..)| id.clone()).collect();
+    after(&m, &ids);
     if let Some(mut stdin) = client.stdin.take() {
         let _ = stdin.write_all(b"detach-client\n");
     }
@@ -2485,10 +2602,60 @@ fn real_restart(agents: &[(&'static Cli, &'static [&'static str])]) {
 
 #[test]
 fn real_claude_codex_gemini_and_qwen_come_back_after_a_reboot_in_their_conversations() {
-    real_restart(&[
-        (&CLAUDE, &["--model", "sonnet"]),
-        (&CODEX, &["--model", "standin"]),
-        (&GEMINI, &["--model", GEMINI_MODEL]),
-        (&QWEN, &["--model", "standin"]),
-    ]);
+    real_restart(
+        &[
+            (&CLAUDE, &["--model", "sonnet"]),
+            (&CODEX, &["--model", "standin"]),
+            (&GEMINI, &["--model", GEMINI_MODEL]),
+            (&QWEN, &["--model", "standin"]),
+        ],
+        true,
+        |_, _| {},
+    );
+}
+
+/// The real-CLI conformance of one agent: [`real_restart`] of `cli`
+/// started with `flags`, with its hooks installed or not; then on the
+/// restarted machine `sessions --all --json` lists the recorded
+/// conversation, and the CLI asked to resume [`Cli::made_up`]'s id in a
+/// new window refuses it with the CLI's own words (and exit status).
+pub(crate) fn conformance(cli: &'static Cli, flags: &'static [&'static str], hooks: bool) {
+    real_restart(&[(cli, flags)], hooks, |m, ids| {
+        let name = cli.name();
+        let listed = m.ar_ok(&["sessions", "--all", "--json"]);
+        assert!(
+            listed.contains(&format!("\"{}\"", ids[0])),
+            "{name}: `sessions --all --json` does not list {}:\n{listed}",
+            ids[0]
+        );
+        let (args, refusal, code) = cli.made_up;
+        let line = format!(
+            "{} {}; echo \"exit=$?\"",
+            cli.bin,
+            args.iter()
+                .map(|a| shell_words::quote(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let dir = m.seats[0].dir.to_str().unwrap().to_owned();
+        m.tmux
+            .ok(&["new-window", "-d", "-t", "=work:9", "-c", &dir]);
+        let pane = "=work:9.0";
+        m.tmux
+            .wait_screen(pane, "the bash prompt", |sc| sc.contains(BASH_PROMPT));
+        m.tmux.type_line(pane, &line);
+        let want_exit = code.map(|c| format!("exit={c}"));
+        let mut last = String::new();
+        let said = wait_for(&format!("{name}: the refusal of a made-up id"), || {
+            last = m.tmux.screen(pane).replace('\n', "");
+            (last.contains(refusal) && want_exit.as_ref().is_none_or(|e| last.contains(e.as_str())))
+                .then(|| last.clone())
+        });
+        assert!(said.contains(refusal), "{name}: {said}");
+    });
+}
+
+#[test]
+fn claude_code_with_no_hook_comes_back_after_a_reboot_confirmed_by_its_own_registry() {
+    conformance(&CLAUDE, &["--model", "sonnet"], false);
 }

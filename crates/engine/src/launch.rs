@@ -143,7 +143,7 @@ pub fn watch(
             Outcome::NoAgent if seen => return Ok((Ended::Gone, last)),
             Outcome::NoAgent if n + 1 >= NO_AGENT_SCANS => return Ok((Ended::NoAgent, last)),
             Outcome::NoAgent => {}
-            Outcome::NoId => seen = true,
+            Outcome::NoId | Outcome::Unproven => seen = true,
         }
     }
     Ok((if seen { Ended::NoId } else { Ended::NoAgent }, last))

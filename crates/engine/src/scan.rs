@@ -29,13 +29,14 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use agent_resume_core::exit_hint::scrape_agent;
+use agent_resume_core::stagger::CONFIRM_WAIT;
 use agent_resume_core::{
     AgentKind, Capture, Catalog, IdSource, Observation, PaneId, Recording, UnixMillis,
 };
 use agent_resume_discover::lineage::{provenance, Top};
 use agent_resume_discover::process::{is_agent_program, ProcessId, ProcessTable};
 use agent_resume_discover::scan::{
-    agent_in, own_id, registry_id, session_of, Found, PaneAgent, Snapshot,
+    agent_in, own_id, record_id, registry_id, session_of, Found, PaneAgent, Snapshot,
 };
 use agent_resume_discover::{list, Depth, Homes, SessionInfo};
 use agent_resume_store::{RowState, Store};
@@ -93,9 +94,13 @@ pub enum Outcome {
     Recorded = 4,
     /// This run was already recorded (by a hook or an earlier scan).
     AlreadyRecorded = 5,
+    /// This run is recorded, but it is a resume still waiting for the
+    /// agent's own word (its registry entry, a file it holds) that it runs
+    /// the conversation: scans keep looking.
+    Unproven = 6,
     /// The agent cannot resume a conversation by its id (Continue's `cn`):
     /// never recorded, so its pane comes back as a plain shell.
-    NotResumableById = 6,
+    NotResumableById = 7,
 }
 
 impl Outcome {
@@ -107,6 +112,7 @@ impl Outcome {
         Outcome::NoId,
         Outcome::Recorded,
         Outcome::AlreadyRecorded,
+        Outcome::Unproven,
         Outcome::NotResumableById,
     ];
 
@@ -118,6 +124,7 @@ impl Outcome {
             Outcome::NoId => "no_id",
             Outcome::Recorded => "recorded",
             Outcome::AlreadyRecorded => "already_recorded",
+            Outcome::Unproven => "unproven",
             Outcome::NotResumableById => "not_resumable_by_id",
         }
     }
@@ -183,6 +190,9 @@ pub fn scan(
     let store = Store::open(db)?;
     let mut out: Vec<Scanned> = Vec::with_capacity(panes.len());
     let mut pending: Vec<Pending> = Vec::new();
+    let awaiting = store
+        .awaiting_report(UnixMillis(now.0.saturating_sub(CONFIRM_WAIT)))
+        .unwrap_or_default();
     for p in panes {
         let mut s = Scanned {
             pane: p.pane,
@@ -232,6 +242,17 @@ pub fn scan(
             });
             if this_run(&rec, found.agent, started) && !moved {
                 s.outcome = Outcome::AlreadyRecorded;
+                if awaiting.contains(&p.pane) {
+                    // Recorded from the resume's argv as it started, before
+                    // the agent wrote anything of its own.
+                    s.outcome = match record_id(table, &found, homes) {
+                        Some((id, _)) => {
+                            let _ = store.resume_reported(p.pane, &id, now);
+                            Outcome::AlreadyRecorded
+                        }
+                        None => Outcome::Unproven,
+                    };
+                }
                 out.push(s);
                 continue;
             }

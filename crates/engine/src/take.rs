@@ -184,7 +184,9 @@ pub fn wait_turn(
 /// What a take does with a line [`decide`] handed out, and its event:
 /// with `restore = "ask"` the pane's terminal is asked first (a no is the
 /// event `declined`, and no line); the event is emitted; then the pane
-/// waits its turn among its restore's agents ([`wait_turn`]).
+/// waits its turn among its restore's agents ([`wait_turn`]). With
+/// `capture`, the pane's background capture starts as the line goes out
+/// ([`crate::launch`]), as it does for a line the user typed.
 #[cfg(feature = "sqlite")]
 #[allow(clippy::too_many_arguments)]
 pub fn hand_out(
@@ -196,6 +198,7 @@ pub fn hand_out(
     store: &mut agent_resume_store::Store,
     sink: &mut dyn agent_resume_core::TelemetrySink,
     clock: &dyn Fn() -> UnixMillis,
+    capture: Option<Capture<'_>>,
 ) -> Option<Line> {
     if mode == crate::settings::RestoreMode::Ask {
         let dir = std::env::current_dir().unwrap_or_default();
@@ -209,7 +212,26 @@ pub fn hand_out(
     }
     sink.emit(&event);
     wait_turn(store, armed.pane, clock);
+    if let Some(c) = capture {
+        // The resumed agent is captured as a typed one is (an agent
+        // without a hook reports its conversation only through a scan):
+        // the proof of the resume needs that report.
+        let _ = crate::launch::spawn(c.program, armed.pane, c.shell_pid, c.overrides);
+    }
     Some(line)
+}
+
+/// What the background capture of a handed-out line needs: the
+/// agent-resume program, the pid of the shell that runs the line, and the
+/// overrides the capture runs with.
+#[derive(Clone, Copy, Debug)]
+pub struct Capture<'a> {
+    /// The agent-resume executable the capture runs.
+    pub program: &'a std::path::Path,
+    /// The shell that runs the line (its next child is the agent).
+    pub shell_pid: u32,
+    /// The database and config the capture uses.
+    pub overrides: &'a crate::paths::Overrides,
 }
 
 #[cfg(test)]

@@ -333,6 +333,31 @@ impl Store {
         Ok(n > 0)
     }
 
+    /// The panes whose resume started at or after `since` and has neither
+    /// been reported nor ended: a scan looks for their agents' own word
+    /// even where this run is already recorded.
+    pub fn awaiting_report(
+        &self,
+        since: UnixMillis,
+    ) -> Result<std::collections::BTreeSet<PaneId>, WriteError> {
+        if self.schema_version() == 0 {
+            return Ok(std::collections::BTreeSet::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT pane FROM resumes WHERE started_at >= ?1 \
+                 AND reported_at IS NULL AND ended_at IS NULL",
+            )
+            .map_err(WriteError::sqlite)?;
+        let rows = stmt
+            .query_map([since.0], |r| r.get::<_, String>(0))
+            .map_err(WriteError::sqlite)?;
+        Ok(rows
+            .filter_map(|r| r.ok().and_then(|p| p.parse::<PaneId>().ok()))
+            .collect())
+    }
+
     /// Every readable row of restore `restore`, in rank order.
     pub fn resumes(&self, restore: &str) -> Result<Vec<Resume>, WriteError> {
         let mut stmt = self

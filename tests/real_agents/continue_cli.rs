@@ -6,39 +6,59 @@
 use std::fs;
 use std::time::Duration;
 
-use super::{
-    agent_args, agent_resume, bash_pane, files_under, text, tmux_save, tree, Cli, Sandbox,
-};
+use super::versions::{Setup, CONTINUE};
+use super::{agent_args, agent_resume, bash_pane, files_under, text, tmux_save, tree, Sandbox};
 
-const CONTINUE: Cli = Cli {
-    agent: "continue",
-    package: "@continuedev/cli",
-    version: "1.5.47",
-    bin: "cn",
-};
-
-/// `~/.continue/config.yaml` with one OpenAI-style model at the stand-in.
-fn config(sb: &Sandbox) -> String {
-    let dir = sb.home().join(".continue");
+/// `~/.continue/config.yaml` with one OpenAI-style model at the stand-in
+/// (named `gpt-4o`: another name gets a capability warning first). cn
+/// 1.5.47 never shows its prompt while `CI` is set, even empty.
+pub(crate) fn setup(s: &mut Setup<'_>) {
+    let dir = s.home.join(".continue");
     fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("config.yaml");
     fs::write(
-        &path,
+        dir.join("config.yaml"),
         format!(
             "name: standin\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: standin\n    \
              provider: openai\n    model: gpt-4o\n    apiBase: {}/v1\n    apiKey: x\n",
-            sb.server.url()
+            s.url
         ),
     )
     .unwrap();
-    path.to_string_lossy().into_owned()
+}
+
+/// The sandbox's cn config, written by [`setup`]; its path.
+fn config(sb: &mut Sandbox) -> String {
+    let (home, proj, url) = (sb.home(), sb.proj(), sb.server.url());
+    (CONTINUE.setup)(&mut Setup {
+        cli: &CONTINUE,
+        home: &home,
+        proj: &proj,
+        url: &url,
+        env: &mut sb.env,
+    });
+    home.join(".continue/config.yaml")
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
 fn a_pane_running_continue_is_reported_not_resumable_by_id_and_comes_back_as_a_plain_shell() {
-    let sb = Sandbox::new(&CONTINUE, true);
+    let mut sb = Sandbox::new(&CONTINUE, true);
     let name = sb.name();
-    let config = config(&sb);
+    let config = config(&mut sb);
+    // `--fork` of an id no store holds is no refusal: a new session
+    // answers.
+    let (args, said, code) = CONTINUE.made_up;
+    let mut fork = vec!["--config", config.as_str()];
+    fork.extend(args);
+    let forked = sb.cli(&fork, &[]);
+    assert!(
+        forked.status.code() == code && text(&forked.stdout).contains(said),
+        "{name}: `cn --fork <made-up id>`: {:?} {}{}",
+        forked.status.code(),
+        text(&forked.stdout),
+        text(&forked.stderr)
+    );
     let tmux = sb.tmux();
     let pane = bash_pane(&sb, &tmux);
     let shell: u32 = tmux
@@ -55,10 +75,12 @@ fn a_pane_running_continue_is_reported_not_resumable_by_id_and_comes_back_as_a_p
     tmux.wait_screen(&pane, "cn's prompt", |s| s.contains("Ask anything"));
     // A turn, so its store holds a session of this directory.
     let sessions = sb.home().join(".continue/sessions");
+    let forked_files = files_under(&sessions);
     let mut typed = std::time::Instant::now() - Duration::from_secs(10);
     agent_resume_test_support::wait_for(&format!("{name}: a session with a reply"), || {
         let done = files_under(&sessions).iter().any(|p| {
             p.file_name().is_some_and(|n| n != "sessions.json")
+                && !forked_files.contains(p)
                 && fs::read_to_string(p).is_ok_and(|t| t.contains("\"ok\""))
         });
         if !done && typed.elapsed() > Duration::from_secs(4) {

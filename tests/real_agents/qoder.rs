@@ -11,14 +11,11 @@ use std::fs;
 
 use serde_json::{json, Value};
 
-use super::{text, Cli, Sandbox, MADE_UP};
+use super::versions::{Setup, QODER};
+use super::{text, Sandbox};
 
-const QODER: Cli = Cli {
-    agent: "qoder",
-    package: "@qoder-ai/qodercli",
-    version: "1.1.52",
-    bin: "qodercli",
-};
+/// Nothing to set up: no model is reachable without signing in.
+pub(crate) fn setup(_: &mut Setup<'_>) {}
 
 /// An id qoder's store holds in the test.
 const LISTED: &str = "5f0c2a1e-8b3d-4c6f-9a7e-1d2c3b4a5f60";
@@ -66,17 +63,16 @@ fn qoder_lists_a_stored_session_resumes_it_up_to_sign_in_and_refuses_a_made_up_i
         "{name}: --resume of a stored id does not reach the sign-in check: {said}"
     );
 
-    let refused = sb.cli(&["--resume", MADE_UP, "-p", "hi"], &[]);
+    let (args, refusal, code) = QODER.made_up;
+    let refused = sb.cli(args, &[]);
     let said = format!("{}{}", text(&refused.stdout), text(&refused.stderr));
     assert_eq!(
         refused.status.code(),
-        Some(42),
+        code,
         "{name}: a made-up id's exit status; it said: {said}"
     );
     assert!(
-        said.contains(&format!(
-            "Error resuming session: Invalid session identifier \"{MADE_UP}\"."
-        )),
+        said.contains(refusal),
         "{name}: a made-up id's error: {said}"
     );
 }

@@ -360,7 +360,15 @@ pub fn scan(
                 apply(store, obs.pane, change, now)?;
             }
         }
-        out[p.at].outcome = Outcome::Recorded;
+        // A resume found by its argv alone (the agent has not yet written
+        // its registry entry or opened its file: Vibe's app server does so
+        // a second or two after the UI starts) is recorded, and scans keep
+        // looking for the agent's own word.
+        out[p.at].outcome = if !proves && awaiting.contains(&out[p.at].pane) {
+            Outcome::Unproven
+        } else {
+            Outcome::Recorded
+        };
         out[p.at].found = Some(found);
     }
     Ok(out)
@@ -591,6 +599,77 @@ mod tests {
             Some(RowState::Recording(r)) => Some(r),
             Some(RowState::Unreadable(_)) | None => None,
         }
+    }
+
+    #[test]
+    fn a_resume_found_by_its_argv_alone_stays_unproven_until_the_agent_names_it_itself() {
+        // Vibe 3.0.2: the restored `vibe-rs --resume <id>` shows its id in
+        // argv at once; its app server writes the lock naming it a second
+        // or two later. The first scan must not end the watch as recorded.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let mut store = Store::open(&db).expect("opens");
+        store
+            .queue(
+                "r1",
+                1,
+                UnixMillis(START),
+                &[agent_resume_store::QueueRow {
+                    pane: pane(1),
+                    rank: 0,
+                    agent: AgentKind::Vibe,
+                    session_id: ID.to_owned(),
+                    observed_at: UnixMillis(START - 60_000),
+                }],
+            )
+            .expect("queues");
+        let go = |_: &agent_resume_core::stagger::Queued,
+                  _: &[agent_resume_core::stagger::Queued],
+                  _: u32,
+                  _: UnixMillis| agent_resume_core::stagger::Turn::Go;
+        store
+            .turn_step(pane(1), UnixMillis(START), &go)
+            .expect("starts");
+        drop(store);
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["/v/vibe/_bin/vibe-rs", "--resume", ID]),
+            (12, 11, &["vibe-app-server"]),
+        ]);
+        let panes = [PaneRef {
+            pane: pane(1),
+            pid: 10,
+        }];
+        let reported = || {
+            Store::open(&db)
+                .expect("opens")
+                .resumes("r1")
+                .expect("reads")[0]
+                .reported_id
+                .clone()
+        };
+        let first = scan(&t, &homes, &db, &panes, UnixMillis(START + 500)).expect("scans");
+        assert_eq!(first[0].outcome, Outcome::Unproven);
+        assert_eq!(first[0].found, Some(Found::Argv));
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id).as_deref(), Some(ID));
+        assert_eq!(
+            reported(),
+            None,
+            "its argv, which the restore wrote, proves nothing"
+        );
+
+        let active = home.join(".vibe/logs/session/active");
+        std::fs::create_dir_all(&active).expect("mkdir");
+        std::fs::write(
+            active.join(format!("{ID}.lock.json")),
+            format!(r#"{{"process_id":12,"session_id":"{ID}"}}"#),
+        )
+        .expect("writes");
+        let second = scan(&t, &homes, &db, &panes, UnixMillis(START + 2_000)).expect("scans");
+        assert_eq!(second[0].outcome, Outcome::AlreadyRecorded);
+        assert_eq!(reported().as_deref(), Some(ID), "its own lock proves it");
     }
 
     #[test]

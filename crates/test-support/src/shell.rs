@@ -187,7 +187,7 @@ fn base_args(name: &str) -> &'static [&'static str] {
 
 /// The program words the fake agents are installed under.
 pub const AGENT_PROGRAMS: &[&str] = &[
-    "claude", "codex", "gemini", "opencode", "droid", "grok", "qwen", "copilot", "pi",
+    "claude", "codex", "gemini", "opencode", "droid", "grok", "qwen", "copilot", "pi", "vibe",
 ];
 
 /// The fake agent: writes its own basename and then every argument, each

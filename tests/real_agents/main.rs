@@ -42,11 +42,14 @@ use agent_resume_test_support::tmux::Tmux;
 use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
+mod continue_cli;
 mod copilot;
 mod droid;
 mod grok;
 mod opencode;
+mod qoder;
 mod versions;
+mod vibe;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 
 /// The Gemini model named on every run: with a fixed model Gemini skips its

@@ -16,7 +16,6 @@ pub(crate) enum Registry {
     },
     /// A venv made with the first of `python` found (on `PATH` or under
     /// `~/.pyenv/versions`), then `pip install <package>==<version>`.
-    #[allow(dead_code)] // until the first PyPI CLI is pinned
     Pypi {
         package: &'static str,
         python: &'static [&'static str],
@@ -335,7 +334,81 @@ pub(crate) const PI: Cli = Cli {
     gaps: "it hides its argv (process.title): its flags and a resumed id come only from the shell integration's note",
 };
 
+pub(crate) const VIBE: Cli = Cli {
+    agent: "vibe",
+    registry: Registry::Pypi {
+        package: "mistral-vibe",
+        python: &["python3.13", "python3.12"],
+    },
+    version: "3.0.2",
+    bin: "vibe",
+    // The `vibe` script execs its Rust UI with the same arguments.
+    process: "vibe-rs",
+    argv_shown: true,
+    setup: super::vibe::setup,
+    store: ".vibe/logs/session/unified",
+    resume_words: &["--resume"],
+    // In a terminal a made-up id leaves the UI open showing the error; a
+    // run with a prompt prints it and exits 1.
+    made_up: (
+        &["--resume", super::MADE_UP, "-p", "hi"],
+        "Error: Session not found: 0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e",
+        Some(1),
+    ),
+    // Its `vibe-app-server` holds `active/<id>.lock` open and writes
+    // `<id>.lock.json` as it starts.
+    confirms_without_hook: true,
+    after_start: None,
+    gaps: "install-hooks does not write its TOML hook file (none is needed); in a terminal a made-up id leaves its UI open showing the error (exit 0)",
+};
+/// Not verified: a turn needs sign-in; its own test checks what works
+/// offline (`qoder.rs`).
+pub(crate) const QODER: Cli = Cli {
+    agent: "qoder",
+    registry: Registry::Npm {
+        package: "@qoder-ai/qodercli",
+        extra: &[],
+    },
+    version: "1.1.52",
+    bin: "qodercli",
+    process: "qodercli",
+    argv_shown: true,
+    setup: super::qoder::setup,
+    store: ".qoder/projects",
+    resume_words: &["--resume", "-r"],
+    made_up: (
+        &["--resume", super::MADE_UP, "-p", "hi"],
+        "Error resuming session: Invalid session identifier \"0b1e2d3c-4f5a-4b6c-9d7e-8f9a0b1c2d3e\".",
+        Some(42),
+    ),
+    confirms_without_hook: false,
+    after_start: None,
+    gaps: "not verified: a turn needs sign-in; lookup of a listed id and the refusal of a made-up one are checked",
+};
+/// No resume by id: its own test checks that a pane running it comes back
+/// as a plain shell (`continue_cli.rs`).
+pub(crate) const CONTINUE: Cli = Cli {
+    agent: "continue",
+    registry: Registry::Npm {
+        package: "@continuedev/cli",
+        extra: &[],
+    },
+    version: "1.5.47",
+    bin: "cn",
+    process: "cn",
+    argv_shown: true,
+    setup: super::continue_cli::setup,
+    store: ".continue/sessions",
+    resume_words: &[],
+    // No refusal: `--fork` of an id no store holds silently starts a new
+    // session, answers and exits 0.
+    made_up: (&["--fork", super::MADE_UP, "-p", "hi"], "ok", Some(0)),
+    confirms_without_hook: false,
+    after_start: None,
+    gaps: "no resume by id: a pane running it comes back as a plain shell (`not_resumable_by_id`)",
+};
+
 /// Every pinned CLI: the suite's proof for each verified agent.
 pub(crate) const PINNED: &[&Cli] = &[
-    &CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &GROK, &DROID, &OPENCODE, &KILO, &PI,
+    &CLAUDE, &CODEX, &GEMINI, &QWEN, &COPILOT, &GROK, &DROID, &OPENCODE, &KILO, &PI, &VIBE,
 ];

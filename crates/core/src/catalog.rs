@@ -370,7 +370,10 @@ mod tests {
             .filter(|a| !a.verified)
             .map(|a| a.kind.as_str())
             .collect();
-        assert_eq!(unverified, ["cursor", "antigravity", "amp", "kimi"]);
+        assert_eq!(
+            unverified,
+            ["cursor", "antigravity", "amp", "kimi", "qoder", "continue"]
+        );
     }
 
     /// Every posture flag the catalog declares, acknowledged by a reviewer:
@@ -413,6 +416,13 @@ mod tests {
         ("amp", "--dangerously-allow-all", None),
         ("kilo", "--agent", None),
         ("kilo", "--auto", None),
+        ("vibe", "--agent", Some(&["ask"])),
+        ("vibe", "--auto-approve", None),
+        ("vibe", "--smart-approve", None),
+        ("vibe", "--trust", None),
+        ("qoder", "--permission-mode", None),
+        ("qoder", "--dangerously-skip-permissions", None),
+        ("continue", "--auto", None),
     ];
 
     #[test]

@@ -234,6 +234,19 @@ mod tests {
     }
 
     #[test]
+    fn vibes_hint_names_a_prefix_and_is_never_taken_for_an_id() {
+        // Vibe 3.0.2 at exit: a prefix of the id, never the id itself.
+        for text in [
+            "To continue this session, run: vibe --continue\nOr: vibe --resume 65639cbd\n",
+            "To continue this session, run: vibe --continue\nOr: vibe --resume 65639cbd\nbash$ ",
+            "Or: vibe --resume 65639cbd\n-e55f-5c86\n",
+        ] {
+            assert_eq!(scrape(text), None, "{text:?}");
+            assert_eq!(scrape_agent(AgentKind::Vibe, text), None, "{text:?}");
+        }
+    }
+
+    #[test]
     fn unverified_agents_hints_are_not_scraped() {
         assert_eq!(scrape(&format!("cursor-agent --resume={U4}")), None);
     }

@@ -246,6 +246,40 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
         // Output mode, never carried: nothing at any age.
         (Pi, "pi --mode json", &[], false),
         (Kimi, "kimi --yolo", &[], false),
+        // Vibe 3.0.2's built-in agents: only `ask` asks before every tool.
+        (Vibe, "vibe --agent ask", &["--agent", "ask"], false),
+        (
+            Vibe,
+            "vibe --agent accept-edits",
+            &["--agent", "accept-edits"],
+            true,
+        ),
+        (
+            Vibe,
+            "vibe --agent smart-approve",
+            &["--agent", "smart-approve"],
+            true,
+        ),
+        (
+            Vibe,
+            "vibe --agent=auto-approve",
+            &["--agent", "auto-approve"],
+            true,
+        ),
+        // A user's own `~/.vibe/agents/NAME.toml` may approve anything.
+        (Vibe, "vibe --agent mine", &["--agent", "mine"], true),
+        (
+            Qoder,
+            "qodercli --permission-mode bypass_permissions",
+            &["--permission-mode", "bypass_permissions"],
+            true,
+        ),
+        (
+            Qoder,
+            "qodercli --permission-mode default",
+            &["--permission-mode", "default"],
+            true,
+        ),
     ]
 };
 

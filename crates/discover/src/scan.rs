@@ -175,7 +175,8 @@ fn agent_of<'c>(p: &ProcessInfo, catalog: &'c Catalog) -> Option<(&'c AgentDecl,
 }
 
 /// The agent process of the pane whose first process is `root`: the
-/// nearest agent process at or below it, when its agent is verified. What
+/// nearest agent process at or below it, when its agent is verified (or
+/// cannot resume by id at all: the caller reports that and records nothing). What
 /// runs below an agent process is that agent's own work (an unverified
 /// agent's tool call running `claude` is not the pane's claude). Two agents
 /// at the same depth are no answer.
@@ -191,7 +192,9 @@ pub fn agent_in(snap: &Snapshot, root: u32, catalog: &Catalog) -> Option<PaneAge
             .collect();
         match found.as_slice() {
             [] => {}
-            [(p, decl, argv)] if decl.verified => {
+            // An agent that cannot resume by id is found too, so the pane
+            // is reported as such (and never recorded) rather than as no agent.
+            [(p, decl, argv)] if decl.verified || !decl.resumable_by_id => {
                 return Some(PaneAgent {
                     agent: decl.kind,
                     process: (*p).clone(),

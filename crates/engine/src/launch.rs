@@ -81,6 +81,8 @@ pub enum Ended {
     NoAgent = 4,
     /// The agent runs; its id did not show within the bound.
     NoId = 5,
+    /// The agent cannot resume a conversation by its id: nothing to record.
+    NotResumableById = 6,
 }
 
 impl Ended {
@@ -91,6 +93,7 @@ impl Ended {
         Ended::Gone,
         Ended::NoAgent,
         Ended::NoId,
+        Ended::NotResumableById,
     ];
 
     /// The stable name.
@@ -101,6 +104,7 @@ impl Ended {
             Ended::Gone => "gone",
             Ended::NoAgent => "no_agent",
             Ended::NoId => "no_id",
+            Ended::NotResumableById => "not_resumable_by_id",
         }
     }
 }
@@ -158,6 +162,7 @@ pub fn watch(
         match outcome {
             Outcome::Recorded | Outcome::AlreadyRecorded => return Ok((Ended::Recorded, last)),
             Outcome::Headless => return Ok((Ended::Headless, last)),
+            Outcome::NotResumableById => return Ok((Ended::NotResumableById, last)),
             Outcome::NoAgent if seen => return Ok((Ended::Gone, last)),
             Outcome::NoAgent if n + 1 >= NO_AGENT_SCANS => return Ok((Ended::NoAgent, last)),
             Outcome::NoAgent => {}
@@ -195,6 +200,7 @@ pub fn watch(
                 return Ok((Ended::Recorded, last))
             }
             Outcome::Headless => return Ok((Ended::Headless, last)),
+            Outcome::NotResumableById => return Ok((Ended::NotResumableById, last)),
             Outcome::NoAgent => return Ok((Ended::Gone, last)),
             Outcome::NoId => {}
         }

@@ -99,6 +99,9 @@ pub enum Outcome {
     /// agent's own word (its registry entry, a file it holds) that it runs
     /// the conversation: scans keep looking.
     Unproven = 6,
+    /// The agent cannot resume a conversation by its id (Continue's `cn`):
+    /// never recorded, so its pane comes back as a plain shell.
+    NotResumableById = 7,
 }
 
 impl Outcome {
@@ -111,6 +114,7 @@ impl Outcome {
         Outcome::Recorded,
         Outcome::AlreadyRecorded,
         Outcome::Unproven,
+        Outcome::NotResumableById,
     ];
 
     /// The stable name.
@@ -122,6 +126,7 @@ impl Outcome {
             Outcome::Recorded => "recorded",
             Outcome::AlreadyRecorded => "already_recorded",
             Outcome::Unproven => "unproven",
+            Outcome::NotResumableById => "not_resumable_by_id",
         }
     }
 }
@@ -148,14 +153,15 @@ pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
 }
 
-/// Whether `argv` (a process's) runs a verified agent itself: a host that
+/// Whether `argv` (a process's) runs a verified agent itself (or one that
+/// cannot resume by id, reported as such): a host that
 /// sees only its shell in a pane's foreground asks this of it before
 /// leaving the pane out of a scan.
 pub fn runs_agent(argv: &[String]) -> bool {
     Catalog::embedded()
         .agents()
         .iter()
-        .filter(|a| a.verified)
+        .filter(|a| a.verified || !a.resumable_by_id)
         .any(|a| is_agent_program(a, argv))
 }
 
@@ -207,6 +213,11 @@ pub fn scan(
         s.agent = Some((found.agent, found.process.id));
         s.cwd = table.cwd(found.process.id.pid);
         let decl = catalog.agent(found.agent);
+        if !decl.resumable_by_id {
+            s.outcome = Outcome::NotResumableById;
+            out.push(s);
+            continue;
+        }
         // The same evidence a hook takes: flags and headlessness from the
         // outermost agent process below the pane's first process, a shell
         // note only for that very process.
@@ -372,7 +383,15 @@ pub fn scan(
                 apply(store, obs.pane, change, now)?;
             }
         }
-        out[p.at].outcome = Outcome::Recorded;
+        // A resume found by its argv alone (the agent has not yet written
+        // its registry entry or opened its file: Vibe's app server does so
+        // a second or two after the UI starts) is recorded, and scans keep
+        // looking for the agent's own word.
+        out[p.at].outcome = if !proves && awaiting.contains(&out[p.at].pane) {
+            Outcome::Unproven
+        } else {
+            Outcome::Recorded
+        };
         out[p.at].found = Some(found);
     }
     Ok(out)
@@ -603,6 +622,114 @@ mod tests {
             Some(RowState::Recording(r)) => Some(r),
             Some(RowState::Unreadable(_)) | None => None,
         }
+    }
+
+    #[test]
+    fn a_resume_found_by_its_argv_alone_stays_unproven_until_the_agent_names_it_itself() {
+        // Vibe 3.0.2: the restored `vibe-rs --resume <id>` shows its id in
+        // argv at once; its app server writes the lock naming it a second
+        // or two later. The first scan must not end the watch as recorded.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let mut store = Store::open(&db).expect("opens");
+        store
+            .queue(
+                "r1",
+                1,
+                UnixMillis(START),
+                &[agent_resume_store::QueueRow {
+                    pane: pane(1),
+                    rank: 0,
+                    agent: AgentKind::Vibe,
+                    session_id: ID.to_owned(),
+                    observed_at: UnixMillis(START - 60_000),
+                }],
+            )
+            .expect("queues");
+        let go = |_: &agent_resume_core::stagger::Queued,
+                  _: &[agent_resume_core::stagger::Queued],
+                  _: u32,
+                  _: UnixMillis| agent_resume_core::stagger::Turn::Go;
+        store
+            .turn_step(pane(1), UnixMillis(START), &go)
+            .expect("starts");
+        drop(store);
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["/v/vibe/_bin/vibe-rs", "--resume", ID]),
+            (12, 11, &["vibe-app-server"]),
+        ]);
+        let panes = [PaneRef {
+            pane: pane(1),
+            pid: 10,
+        }];
+        let reported = || {
+            Store::open(&db)
+                .expect("opens")
+                .resumes("r1")
+                .expect("reads")[0]
+                .reported_id
+                .clone()
+        };
+        let first = scan(&t, &homes, &db, &panes, UnixMillis(START + 500)).expect("scans");
+        assert_eq!(first[0].outcome, Outcome::Unproven);
+        assert_eq!(first[0].found, Some(Found::Argv));
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id).as_deref(), Some(ID));
+        assert_eq!(
+            reported(),
+            None,
+            "its argv, which the restore wrote, proves nothing"
+        );
+
+        let active = home.join(".vibe/logs/session/active");
+        std::fs::create_dir_all(&active).expect("mkdir");
+        std::fs::write(
+            active.join(format!("{ID}.lock.json")),
+            format!(r#"{{"process_id":12,"session_id":"{ID}"}}"#),
+        )
+        .expect("writes");
+        let second = scan(&t, &homes, &db, &panes, UnixMillis(START + 2_000)).expect("scans");
+        assert_eq!(second[0].outcome, Outcome::AlreadyRecorded);
+        assert_eq!(reported().as_deref(), Some(ID), "its own lock proves it");
+    }
+
+    #[test]
+    fn a_pane_running_continue_is_reported_not_resumable_by_id_and_never_recorded() {
+        // `cn` 1.5.47 has no resume by id: even a `--fork <id>` in its argv
+        // (which silently starts a new session) must not become a recording.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (
+                11,
+                10,
+                &["node", "/n/node_modules/.bin/cn", "--fork", ID, "--auto"],
+            ),
+            (20, 1, &["bash"]),
+            (21, 20, &["cn", "--config", "/c.yaml"]),
+        ]);
+        let panes = [
+            PaneRef {
+                pane: pane(1),
+                pid: 10,
+            },
+            PaneRef {
+                pane: pane(2),
+                pid: 20,
+            },
+        ];
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        for s in &out {
+            assert_eq!(s.outcome, Outcome::NotResumableById, "{s:?}");
+            assert_eq!(s.agent.map(|(a, _)| a), Some(AgentKind::Continue));
+            assert_eq!(row(&db, s.pane), None, "nothing recorded");
+        }
+        assert_eq!(Outcome::NotResumableById.as_str(), "not_resumable_by_id");
+        assert!(runs_agent(&["cn".to_owned()]), "a host scans the pane");
     }
 
     #[test]

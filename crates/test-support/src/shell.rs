@@ -188,6 +188,7 @@ fn base_args(name: &str) -> &'static [&'static str] {
 /// The program words the fake agents are installed under.
 pub const AGENT_PROGRAMS: &[&str] = &[
     "claude", "codex", "gemini", "opencode", "droid", "grok", "qwen", "copilot", "pi", "kilo",
+    "vibe",
 ];
 
 /// The fake agent: writes its own basename and then every argument, each

@@ -47,9 +47,12 @@ struct RawAgent {
     code: u16,
     display: String,
     commands: Vec<String>,
+    #[serde(default)]
+    process_names: Vec<String>,
     verified: bool,
     #[serde(default)]
     verified_versions: Vec<String>,
+    resumable_by_id: Option<bool>,
     id_shape: String,
     payload: RawPayload,
     #[serde(default)]
@@ -197,7 +200,12 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
     let all_commands: BTreeSet<&str> = raw
         .agent
         .iter()
-        .flat_map(|a| a.commands.iter().map(String::as_str))
+        .flat_map(|a| {
+            a.commands
+                .iter()
+                .chain(&a.process_names)
+                .map(String::as_str)
+        })
         .collect();
     let mut seen_kinds = BTreeSet::new();
     let mut agents = Vec::with_capacity(raw.agent.len());
@@ -216,6 +224,17 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         }
         if ra.commands.is_empty() || !ra.commands.iter().all(|c| is_plain_word(c)) {
             return Err(rule("commands must be plain words"));
+        }
+        if !ra.process_names.iter().all(|c| is_plain_word(c))
+            || ra.process_names.iter().any(|c| ra.commands.contains(c))
+        {
+            return Err(rule(
+                "process names are plain words other than the commands",
+            ));
+        }
+        let resumable_by_id = ra.resumable_by_id.unwrap_or(true);
+        if !resumable_by_id && (ra.verified || ra.headless.as_ref().is_some_and(|h| h.verified)) {
+            return Err(rule("an agent that cannot resume by id is never verified"));
         }
         let id_shape = shapes
             .get(&ra.id_shape)
@@ -337,7 +356,9 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             kind,
             display: ra.display.clone(),
             commands: ra.commands.clone(),
+            process_names: ra.process_names.clone(),
             verified: ra.verified,
+            resumable_by_id,
             verified_versions: ra.verified_versions.clone(),
             id_shape_name: ra.id_shape.clone(),
             id_shape,

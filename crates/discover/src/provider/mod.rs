@@ -39,6 +39,8 @@ mod amp;
 mod antigravity;
 mod claude;
 mod codex;
+#[path = "continue.rs"]
+mod continue_cli;
 mod copilot;
 mod cursor;
 mod droid;
@@ -49,7 +51,9 @@ mod kilo;
 mod kimi;
 pub(crate) mod opencode;
 mod pi;
+mod qoder;
 mod qwen;
+mod vibe;
 
 /// The provider of `kind`: the one exhaustive match over the agents
 /// outside the catalog.
@@ -69,6 +73,9 @@ pub fn provider(kind: AgentKind) -> &'static Provider {
         AgentKind::Amp => &amp::PROVIDER,
         AgentKind::Kimi => &kimi::PROVIDER,
         AgentKind::Kilo => &kilo::PROVIDER,
+        AgentKind::Vibe => &vibe::PROVIDER,
+        AgentKind::Qoder => &qoder::PROVIDER,
+        AgentKind::Continue => &continue_cli::PROVIDER,
     }
 }
 
@@ -84,6 +91,8 @@ pub const READABLE: &[AgentKind] = &[
     AgentKind::Copilot,
     AgentKind::Opencode,
     AgentKind::Kilo,
+    AgentKind::Vibe,
+    AgentKind::Qoder,
 ];
 
 /// Everything this crate knows of one agent.

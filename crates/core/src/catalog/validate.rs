@@ -338,8 +338,10 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
                 if !rf.name.starts_with("--") {
                     return Err(rule("a carried flag's canonical name is a long flag"));
                 }
-            } else if rf.posture || rf.plain_values.is_some() || shape.is_some() {
-                return Err(rule("posture and shape only apply to carried flags"));
+            } else if rf.plain_values.is_some() || shape.is_some() {
+                // `posture = true` alone may mark a flag that is never
+                // carried: the review is pinned before anyone carries it.
+                return Err(rule("a shape and plain values only apply to carried flags"));
             }
             let posture = posture_rule(rf, shape.as_ref()).map_err(rule)?;
             flags.push(FlagDecl {
@@ -384,7 +386,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
     Ok(Catalog { agents, shapes })
 }
 
-/// A carried flag's posture: `posture = true` for every value, or
+/// A flag's posture: `posture = true` for every value, or, carried,
 /// `plain_values` naming the only values that are not posture.
 fn posture_rule(rf: &RawFlag, shape: Option<&Shape>) -> Result<PostureRule, &'static str> {
     let Some(plain) = &rf.plain_values else {

@@ -961,7 +961,7 @@ fn codex_install_hooks_chains_the_existing_notifier_keeps_comments_and_uninstall
 #[test]
 fn install_hooks_for_an_agent_whose_hooks_are_not_edited_automatically_is_refused() {
     let env = Env::new();
-    for agent in ["grok", "opencode", "amp"] {
+    for agent in ["copilot", "opencode", "amp"] {
         for install in ["install-hooks", "uninstall-hooks"] {
             let out = env.run(&[install, agent]);
             let (o, e) = texts(&out);
@@ -982,11 +982,11 @@ fn install_hooks_for_an_agent_whose_hooks_are_not_edited_automatically_is_refuse
 #[test]
 fn install_hooks_refuses_an_unsupported_agent_even_with_an_explicit_config_file() {
     let env = Env::new();
-    let file = env.p("grok-settings.json");
+    let file = env.p("copilot-settings.json");
     fs::write(&file, "{\"a\": 1}\n").unwrap();
     let out = env.run(&[
         "install-hooks",
-        "grok",
+        "copilot",
         "--config-file",
         file.to_str().unwrap(),
     ]);

@@ -1480,12 +1480,13 @@ fn explain_lists_the_gates_passed_and_names_the_one_that_stopped_the_pane() {
         "{out}"
     );
     assert_eq!(
-        passed[..10],
+        passed[..11],
         [
             "the feature flag is on",
             "this is the start-up restore pass",
             "an agent was recorded in this pane",
             "the recording reads back cleanly",
+            "the agent resumes a conversation by its id",
             "the agent is verified for resume",
             "the session id matches the agent's id shape",
             "the pane is not a shared-session viewer",

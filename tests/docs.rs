@@ -62,13 +62,16 @@ fn matrix() -> String {
     );
     for a in Catalog::embedded().agents() {
         out.push_str(&format!(
-            "| {} | `{}` | {} | `{}` | `{} {}` | {} | {} | {} |\n",
+            "| {} | `{}` | {} | `{}` | {} | {} | {} | {} |\n",
             a.kind.as_str(),
             a.commands.join("`, `"),
             if a.verified { "yes" } else { "no" },
             a.id_shape_name,
-            a.command(),
-            resume_text(&a.resume),
+            if a.resumable_by_id {
+                format!("`{} {}`", a.command(), resume_text(&a.resume))
+            } else {
+                "none: not resumable by id".to_owned()
+            },
             headless_text(a),
             flag_list(a, false),
             flag_list(a, true),

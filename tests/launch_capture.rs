@@ -6,6 +6,10 @@
 //! within its bound with nothing else happening.
 //!
 //! A missing tmux, bash, sh, sleep or setsid fails the test naming it.
+//!
+//! OpenCode writes its session row only at the first prompt: its test waits
+//! past the capture's first half minute for real (the one way to prove the
+//! background capture still holds then), about 35 s.
 
 #![allow(clippy::unwrap_used)]
 
@@ -107,7 +111,7 @@ impl World {
         let env = PrivateEnv::user(agent_resume());
         let root = env.root().to_owned();
         fs::create_dir_all(root.join("ran")).unwrap();
-        for name in ["claude", "codex"] {
+        for name in ["claude", "codex", "opencode"] {
             let p = root.join("bin").join(name);
             fs::write(&p, STANDIN).unwrap();
             fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
@@ -219,6 +223,47 @@ fn a_codex_started_in_a_lone_pane_with_the_default_hooks_is_recorded_with_no_sav
     let got = wait_for("the pane's recording", || w.recording(&pane));
     assert_eq!(got, ("codex".to_owned(), id));
     assert_eq!(w.snapshots(), 0, "no host save ran");
+}
+
+/// OpenCode's session row is written at the first prompt, which may come
+/// long after launch: the background capture holds past its first half
+/// minute and records the pane once the row appears.
+#[test]
+fn an_opencode_whose_first_prompt_comes_after_half_a_minute_is_recorded_when_its_row_appears() {
+    const SES: &str = "ses_dbb8e5307ffeL7B04j7BArXAEA";
+    let w = World::new();
+    let pane = w.run("oc", "opencode -m stub/gpt-4o");
+    let started = std::time::Instant::now();
+    std::thread::sleep(std::time::Duration::from_secs(33));
+    assert_eq!(w.recording(&pane), None, "no row, no recording");
+    assert_eq!(w.watching().len(), 1, "the capture holds past its waits");
+    // The first prompt: OpenCode writes its session row.
+    let data = w.root().join("home/.local/share/opencode");
+    fs::create_dir_all(&data).unwrap();
+    let db = rusqlite::Connection::open(data.join("opencode.db")).unwrap();
+    db.execute_batch(
+        "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, \
+         title TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL)",
+    )
+    .unwrap();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let cwd = fs::canonicalize(w.root().join("w/oc")).unwrap();
+    db.execute(
+        "INSERT INTO session VALUES (?1, NULL, ?2, 'hi', ?3, ?3)",
+        rusqlite::params![SES, cwd.to_str().unwrap(), now],
+    )
+    .unwrap();
+    drop(db);
+    let got = wait_for("the pane's recording", || w.recording(&pane));
+    assert_eq!(got, ("opencode".to_owned(), SES.to_owned()));
+    assert!(started.elapsed().as_secs() >= 33);
+    assert_eq!(w.snapshots(), 0, "no host save ran");
+    wait_for("the background capture to end", || {
+        w.watching().is_empty().then_some(())
+    });
 }
 
 /// `note` returns at once: a shell reading its output through a pipe (as

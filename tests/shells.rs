@@ -6,7 +6,7 @@
 //! exactly the intended one, byte for byte.
 
 use agent_resume_core::{
-    build_from_text, quote, render_line, AgentKind, Catalog, PostureWindow, Shell, MARKER,
+    build_from_text, quote, render_line, Catalog, PostureWindow, Shell, MARKER,
 };
 use agent_resume_test_support::shell::{
     assert_round_trips, corpus, hostile_words, run_batch, shells, FakeAgents, LineCase, Mode,
@@ -314,10 +314,12 @@ fn generated_words_the_quoter_accepts_round_trip_in_every_shell() {
 fn a_resume_line_for_every_verified_agent_runs_that_agent() {
     let mut cases = Vec::new();
     for agent in Catalog::embedded().agents().iter().filter(|a| a.verified) {
-        let id = match agent.kind {
-            AgentKind::Opencode => "ses_0b5cefde2ffeXhHuHeWoYLX8iP",
-            AgentKind::Cline => "1796444736065_1iqet",
-            _ => ID,
+        let id = if agent.id_shape.matches("ses_0b5cefde2ffeXhHuHeWoYLX8iP") {
+            "ses_0b5cefde2ffeXhHuHeWoYLX8iP"
+        } else if agent.id_shape.matches("1796444736065_1iqet") {
+            "1796444736065_1iqet"
+        } else {
+            ID
         };
         let inv = build_from_text(
             agent,

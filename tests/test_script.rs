@@ -49,11 +49,39 @@ struct Run {
     last_line: String,
 }
 
+/// A Python that runs (for mistral-vibe's virtual environment).
+const FAKE_PYTHON: &str = "#!/bin/sh\nexit 0\n";
+
 fn run(nextest_present: bool, install: &str) -> Run {
+    let out = script(nextest_present, install, true);
+    let stdout = String::from_utf8_lossy(&out.0.stdout).into_owned();
+    assert!(
+        out.0.status.success(),
+        "scripts/test failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.0.stderr)
+    );
+    let log = fs::read_to_string(out.1.path().join("log")).expect("cargo was called");
+    Run {
+        log: log.lines().map(str::to_owned).collect(),
+        last_line: stdout.lines().last().unwrap_or_default().to_owned(),
+    }
+}
+
+/// Runs `scripts/test` with the stand-ins (and a `python3.12` when
+/// `python`); its output and its state directory.
+fn script(
+    nextest_present: bool,
+    install: &str,
+    python: bool,
+) -> (std::process::Output, tempfile::TempDir) {
     let state = tempfile::tempdir().expect("a temp dir");
     let bin = state.path().join("bin");
     fs::create_dir(&bin).expect("bin dir");
-    for (name, text) in [("cargo", FAKE_CARGO), ("id", "#!/bin/sh\necho 1000\n")] {
+    let mut tools = vec![("cargo", FAKE_CARGO), ("id", "#!/bin/sh\necho 1000\n")];
+    if python {
+        tools.push(("python3.12", FAKE_PYTHON));
+    }
+    for (name, text) in tools {
         let p = bin.join(name);
         fs::write(&p, text).expect("write stand-in");
         fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -73,17 +101,25 @@ fn run(nextest_present: bool, install: &str) -> Run {
         .stdin(Stdio::null())
         .output()
         .expect("bash runs scripts/test");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out, state)
+}
+
+#[test]
+fn without_a_python_of_3_12_or_newer_the_script_fails_naming_it_before_building() {
+    // Debian 12 has 3.11 only; mistral-vibe needs 3.12 (tests/real_agents/).
+    let (out, state) = script(true, "fail", false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
     assert!(
-        out.status.success(),
-        "scripts/test failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("python3.13 or python3.12"),
+        "the failure names what is missing: {stderr}"
     );
-    let log = fs::read_to_string(state.path().join("log")).expect("cargo was called");
-    Run {
-        log: log.lines().map(str::to_owned).collect(),
-        last_line: stdout.lines().last().unwrap_or_default().to_owned(),
-    }
+    let log = fs::read_to_string(state.path().join("log")).unwrap_or_default();
+    assert!(
+        !log.lines()
+            .any(|l| l.starts_with("nextest run") || l.starts_with("test ")),
+        "no suite ran: {log}"
+    );
 }
 
 #[test]

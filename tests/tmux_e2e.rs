@@ -1425,7 +1425,10 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
     assert_eq!(resumed[0].argv, expected[&Role::Codex].0[1..]);
     // The codex pane took its line by the key it was started with: its
     // shell never asked the server which pane it is, as the plain shells,
-    // which have no line and so no key, each did.
+    // which have no line and so no key, each did. (The background capture
+    // the take starts once the line is out asks for the pane's first
+    // process, `#{pane_pid} #{@agent_resume_pane}`: not the take's own
+    // question.)
     let codex = live
         .iter()
         .find(|l| l.stable == b.stable[&Role::Codex])
@@ -1435,7 +1438,7 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
     let asked = |log: &str, pane: &str| {
         log.lines()
             .filter(|l| l.starts_with(&format!("{pane} ")) && l.contains("display-message"))
-            .filter(|l| l.contains("@agent_resume_pane"))
+            .filter(|l| l.ends_with(" #{@agent_resume_pane}") && !l.contains("#{pane_pid}"))
             .count()
     };
     let log = wait_for("each plain shell to ask for its pane's id", || {

@@ -304,7 +304,9 @@ fn agent(a: &AgentDecl) -> String {
     field("kind", format!("AgentKind::{}", variant(a.kind.name)));
     field("display", string(&a.display));
     field("commands", strings(&a.commands));
+    field("process_names", strings(&a.process_names));
     field("verified", a.verified.to_string());
+    field("resumable_by_id", a.resumable_by_id.to_string());
     field("verified_versions", strings(&a.verified_versions));
     field("id_shape_name", string(&a.id_shape_name));
     field("id_shape", shape(&a.id_shape));

@@ -51,6 +51,9 @@ fn resume_text(shape: &ResumeShape) -> String {
     }
 }
 
+/// The resume column of an agent that cannot resume by id.
+const NOT_RESUMABLE: &str = "none (not resumable by id)";
+
 fn row(a: &AgentDecl) -> AgentRow<'_> {
     AgentRow {
         name: a.kind.as_str(),
@@ -59,7 +62,11 @@ fn row(a: &AgentDecl) -> AgentRow<'_> {
         verified: a.verified,
         verified_versions: &a.verified_versions,
         id_shape: &a.id_shape_name,
-        resume: format!("{} {}", a.command(), resume_text(&a.resume)),
+        resume: if a.resumable_by_id {
+            format!("{} {}", a.command(), resume_text(&a.resume))
+        } else {
+            NOT_RESUMABLE.to_owned()
+        },
         headless: a.headless.as_ref().filter(|h| h.verified).map(|h| {
             let mut words = vec![a.command().to_owned()];
             words.extend(h.prefix.iter().cloned());

@@ -1,7 +1,8 @@
 //! `agent-resume note`: shell integration's preexec step. Reads the command
 //! line the user is about to run on stdin; when it runs a declared agent,
 //! stores for the pane the program word and the allowlisted flags extraction
-//! keeps — never the text — or, for a headless run, only that it is one,
+//! keeps, and the session id the line resumes — never the text — or, for a
+//! headless run, only that it is one,
 //! with the pid of the shell that runs it. A hook reads a note only for the
 //! agent process that shell started right after it ([`agent_resume_engine::evidence`]).
 //! Silent, and always exits 0: it runs before every agent command the user
@@ -15,7 +16,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use agent_resume_core::{detect, extract, Catalog, Extraction, Shell};
+use agent_resume_core::{detect, Catalog, Shell};
 use agent_resume_engine::launch;
 use agent_resume_store::OpenOptions;
 
@@ -51,14 +52,7 @@ fn note(args: &Args, o: &Overrides) -> Option<()> {
     }
     let text = String::from_utf8(crate::stdin::read(MAX_LINE).ok()?).ok()?;
     let agent = detect(Catalog::embedded(), &text)?;
-    let (argv, headless) = match extract(agent, &text).ok()? {
-        Extraction::Interactive { flags, program } => (
-            crate::capture_apply::noted_argv(agent, program, flags),
-            false,
-        ),
-        // Noted so its hooks and its exit leave the pane's recording alone.
-        Extraction::Headless => (vec![agent.command().to_owned()], true),
-    };
+    let (argv, headless) = crate::capture_apply::noted_line(agent, &text)?;
     let pane = locate::resolve(args.pane.as_deref()).ok()?;
     // Runs at every agent start, like the hooks: the log stays for the next
     // process (docs/store.md, "The write-ahead log between processes").

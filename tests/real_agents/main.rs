@@ -43,8 +43,14 @@ use agent_resume_test_support::{require, wait_for, PrivateEnv};
 use serde_json::{json, Value};
 
 mod augment_cline;
+mod continue_cli;
 mod copilot;
+mod droid;
+mod grok;
+mod opencode;
+mod qoder;
 mod versions;
+mod vibe;
 use versions::{Cli, Registry, Setup, CLAUDE, CODEX, GEMINI, QWEN};
 
 /// The Gemini model named on every run: with a fixed model Gemini skips its
@@ -2461,7 +2467,8 @@ fn real_restart(
         assert!(
             rec["agent"] == s.cli.agent
                 && id.len() >= 8
-                && holding(&m.home().join(s.cli.store), &id).contains(&file),
+                && (file.to_string_lossy().contains(&id)
+                    || holding(&m.home().join(s.cli.store), &id).contains(&file)),
             "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
             file.display()
         );
@@ -2587,9 +2594,11 @@ fn real_restart(
         let confirmed = format!("{}: {} confirmed (", place(i), s.cli.agent);
         assert!(
             log.lines().any(|l| l.starts_with(&confirmed)),
-            "{}: restore.log does not say {} is confirmed:\n{log}",
+            "{}: restore.log does not say {} is confirmed:\n{log}\nhook.log:\n{}",
             s.cli.name(),
-            place(i)
+            place(i),
+            fs::read_to_string(m.home().join(".local/state/agent-resume/hook.log"))
+                .unwrap_or_default()
         );
     }
     eprintln!("restore.log after the restart:\n{log}");
@@ -2664,4 +2673,89 @@ pub(crate) fn conformance(cli: &'static Cli, flags: &'static [&'static str], hoo
 #[test]
 fn claude_code_with_no_hook_comes_back_after_a_reboot_confirmed_by_its_own_registry() {
     conformance(&CLAUDE, &["--model", "sonnet"], false);
+}
+
+/// The table of `docs/agents.md` ("Real CLIs, verified here"), from
+/// [`versions::PINNED`].
+fn pinned_table() -> String {
+    let mut out = String::from(
+        "| agent | pinned | a made-up id | a resume with no hook | known not to work |\n\
+         |---|---|---|---|---|\n",
+    );
+    for cli in versions::PINNED {
+        let registry = match cli.registry {
+            Registry::Npm { .. } => "npm",
+            Registry::Pypi { .. } => "PyPI",
+        };
+        let (_, refusal, code) = cli.made_up;
+        let refused = match (refusal, code) {
+            ("", Some(c)) => format!("exit {c}, nothing on the terminal"),
+            (r, Some(c)) => format!("`{r}`, exit {c}"),
+            (r, None) => format!("`{r}`, the CLI stays open"),
+        };
+        let no_hook = if cli.confirms_without_hook {
+            "confirmed by what it writes at start"
+        } else {
+            "proved by its next turn"
+        };
+        out.push_str(&format!(
+            "| {} | `{}@{}` ({registry}) | {refused} | {no_hook} | {} |\n",
+            cli.agent,
+            cli.package(),
+            cli.version,
+            if cli.gaps.is_empty() { "—" } else { cli.gaps },
+        ));
+    }
+    out
+}
+
+/// Every verified agent of the catalog is pinned here, at a version it
+/// was verified with, and `docs/agents.md` lists each pinned CLI as
+/// [`pinned_table`] says.
+#[test]
+fn every_verified_agent_is_pinned_at_a_verified_version_and_documented() {
+    let catalog = agent_resume_core::Catalog::embedded();
+    for a in catalog.agents().iter().filter(|a| a.verified) {
+        let pinned = versions::PINNED
+            .iter()
+            .find(|c| c.agent == a.kind.as_str())
+            .unwrap_or_else(|| panic!("{}: verified but no pinned CLI runs it", a.kind.as_str()));
+        assert!(
+            a.verified_versions.iter().any(|v| v == pinned.version)
+                || a.verified_versions.iter().any(|v| {
+                    // A platform package may carry the version the CLI prints.
+                    matches!(pinned.registry, Registry::Npm { extra, .. }
+                        if extra.iter().any(|e| e.ends_with(&format!("@{v}"))))
+                }),
+            "{}: pinned at {}, verified with {:?}",
+            a.kind.as_str(),
+            pinned.version,
+            a.verified_versions
+        );
+    }
+    for cli in versions::PINNED {
+        let a = catalog
+            .agents()
+            .iter()
+            .find(|a| a.kind.as_str() == cli.agent)
+            .unwrap_or_else(|| panic!("{}: pinned but not in the catalog", cli.agent));
+        assert!(a.verified, "{}: pinned but not verified", cli.agent);
+    }
+    let doc = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/agents.md"))
+        .expect("docs/agents.md");
+    let want = pinned_table();
+    assert!(
+        doc.contains(&want),
+        "docs/agents.md is out of date; its pinned CLIs must read:\n\n{want}"
+    );
+}
+
+#[test]
+fn qwen_code_with_no_hook_comes_back_after_a_reboot_confirmed_by_its_runtime_file() {
+    conformance(&QWEN, &["--model", "standin"], false);
+}
+
+#[test]
+fn gemini_cli_with_no_hook_comes_back_after_a_reboot_in_its_conversation() {
+    conformance(&GEMINI, &["--model", GEMINI_MODEL], false);
 }

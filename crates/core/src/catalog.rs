@@ -384,47 +384,99 @@ mod tests {
             .filter(|a| !a.verified)
             .map(|a| a.kind.as_str())
             .collect();
-        assert_eq!(unverified, ["cursor", "antigravity", "amp", "kimi"]);
+        assert_eq!(
+            unverified,
+            ["cursor", "antigravity", "amp", "kimi", "qoder", "continue"]
+        );
     }
 
     /// Every posture flag the catalog declares, acknowledged by a reviewer:
     /// `None` when every value is posture, else the values reviewed as
     /// plain (every other value is posture). A newly declared posture flag,
     /// or a plain value added to one, fails this test until it is added
-    /// here after checking it is safe to replay on a fresh recording.
+    /// here after checking it is safe to replay on a fresh recording. A
+    /// posture flag that is not carried is listed too, with why it is
+    /// posture: carrying it later starts from that review.
     const ACKNOWLEDGED_POSTURE: &[(&str, &str, Option<&[&str]>)] = &[
         ("claude", "--agent", None),
         ("claude", "--permission-mode", None),
         ("claude", "--dangerously-skip-permissions", None),
         ("claude", "--allow-dangerously-skip-permissions", None),
+        ("claude", "--settings", None), // not carried: a settings file or JSON can hold permission rules
+        ("claude", "--setting-sources", None), // not carried: picks which settings, and so which rules, load
+        ("claude", "--allowedTools", None),    // not carried: pre-approves tools
+        ("claude", "--disallowedTools", None), // not carried: a deny rule is a permission rule
+        ("claude", "--agents", None), // not carried: an inline agent can set its permissionMode
+        ("claude", "--permission-prompts", None), // not carried: decides who answers permission prompts
+        ("claude", "--restricted", None), // not carried: narrows the posture, still a change of it
         ("codex", "--profile", None),
         ("codex", "--sandbox", None),
         ("codex", "--ask-for-approval", None),
         ("codex", "--dangerously-bypass-approvals-and-sandbox", None),
+        ("codex", "--config", None), // not carried: `-c approval_policy=…` sets the posture
+        ("codex", "--approve-for-me", None), // not carried: approvals go to automatic review
+        ("codex", "--dangerously-bypass-hook-trust", None), // not carried: runs untrusted hooks
+        ("codex", "--trust", None),  // not carried (`exec` only): saves trust for the project
+        ("codex", "--ignore-rules", None), // not carried (`exec` only): drops the execpolicy rules
+        ("codex", "--ignore-user-config", None), // not carried (`exec` only): drops the configured posture
         ("gemini", "--yolo", None),
         ("gemini", "--approval-mode", None),
         ("gemini", "--sandbox", None),
+        ("gemini", "--policy", None), // not carried: policy files decide what runs unasked
+        ("gemini", "--admin-policy", None), // not carried: policy files decide what runs unasked
+        ("gemini", "--allowed-tools", None), // not carried: tools run without confirmation
+        ("gemini", "--skip-trust", None), // not carried: trusts the workspace
         ("opencode", "--agent", None),
         ("opencode", "--auto", None),
         ("droid", "--auto", None),
+        ("droid", "--settings", None), // not carried: runtime settings can set the autonomy level
+        ("droid", "--skip-permissions-unsafe", None), // not carried (`exec` only): skips every permission check
+        ("droid", "--mission", None), // not carried (`exec` only): auto-approves its proposals
         ("grok", "--permission-mode", None),
         ("grok", "--always-approve", None),
         ("grok", "--dangerously-skip-permissions", None),
         ("grok", "--yolo", None),
         ("grok", "--sandbox", None),
+        ("grok", "--trust", None),  // not carried: trusts the project
+        ("grok", "--agent", None),  // not carried: an agent definition can set its permission mode
+        ("grok", "--agents", None), // not carried: inline agent definitions
+        ("grok", "--allow", None),  // not carried: a permission allow rule
+        ("grok", "--deny", None),   // not carried: a permission deny rule
         ("qwen", "--yolo", None),
         ("qwen", "--approval-mode", None),
+        ("qwen", "--sandbox", None), // not carried: runs in a sandbox
+        ("qwen", "--sandbox-image", None), // not carried: picks the sandbox
+        ("qwen", "--allowed-tools", None), // not carried: tools bypass confirmation
         ("copilot", "--mode", Some(&["interactive", "plan"])),
         ("copilot", "--allow-all-tools", None),
         ("copilot", "--allow-all-paths", None),
         ("copilot", "--allow-all-urls", None),
         ("copilot", "--allow-all", None),
         ("copilot", "--autopilot", None),
+        ("copilot", "--allow-tool", None), // not carried: pre-approves tools
+        ("copilot", "--deny-tool", None),  // not carried: a deny rule is a permission rule
+        ("copilot", "--add-dir", None), // not carried: grants file access and trusts its configuration
+        ("copilot", "--agent", None),   // not carried: a custom agent can carry its own tool rules
+        ("copilot", "--allow-url", None), // not carried: pre-approves URLs
+        ("copilot", "--deny-url", None), // not carried: a deny rule is a permission rule
+        ("copilot", "--trust-folder", None), // not carried: trusts the folder's configuration
+        ("copilot", "--assisted-approval", None), // not carried: a judge answers permission requests
+        ("copilot", "--disallow-temp-dir", None), // not carried: narrows path access
+        ("copilot", "--no-ask-user", None),       // not carried: the agent goes on without asking
         ("cursor", "--force", None),
         ("cursor", "--sandbox", None),
         ("antigravity", "--dangerously-skip-permissions", None),
         ("amp", "--mode", Some(&["low", "medium", "high", "ultra"])),
         ("amp", "--dangerously-allow-all", None),
+        ("kilo", "--agent", None),
+        ("kilo", "--auto", None),
+        ("vibe", "--agent", Some(&["ask"])),
+        ("vibe", "--auto-approve", None),
+        ("vibe", "--smart-approve", None),
+        ("vibe", "--trust", None),
+        ("qoder", "--permission-mode", None),
+        ("qoder", "--dangerously-skip-permissions", None),
+        ("continue", "--auto", None),
         ("auggie", "--persona", None),
         // On by default and not kept by a resumed session: `false` is what
         // keeps the user's choice (3.0.65).
@@ -599,7 +651,15 @@ mod tests {
         );
         assert_eq!(
             rule_of(&not_carried),
-            "posture and shape only apply to carried flags"
+            "a shape and plain values only apply to carried flags"
+        );
+        let shaped = edited(
+            "{ name = \"--session-id\", arity = \"value\" },\n  { name = \"--name\"",
+            "{ name = \"--session-id\", arity = \"value\", shape = \"uuid\" },\n  { name = \"--name\"",
+        );
+        assert_eq!(
+            rule_of(&shaped),
+            "a shape and plain values only apply to carried flags"
         );
     }
 }

@@ -5,7 +5,7 @@
 //! The gates run in a fixed order and the first that fails names the reason:
 //!
 //! feature disabled → not a startup pass → no recording → recording
-//! unreadable → agent not verified → session id fails its shape → shared
+//! unreadable → agent not resumable by id → agent not verified → session id fails its shape → shared
 //! viewer → not local → recorded directory gone → directory mismatch →
 //! directory changed → session missing → already running → pane has input
 //! → queued command → duplicate claim lost.
@@ -80,6 +80,9 @@ pub enum Reason {
     /// The pane's shell is one agent-resume cannot drive (PowerShell,
     /// nushell, …): it comes back as that plain shell.
     ShellUnsupported = 17,
+    /// The agent cannot resume a conversation by its id at all (Continue's
+    /// `cn`): the pane comes back as a plain shell.
+    NotResumableById = 18,
 }
 
 impl Reason {
@@ -89,6 +92,7 @@ impl Reason {
         Reason::NotStartupPass,
         Reason::NoRecording,
         Reason::RecordingUnreadable,
+        Reason::NotResumableById,
         Reason::AgentNotVerified,
         Reason::InvalidSessionId,
         Reason::SharedViewer,
@@ -111,6 +115,7 @@ impl Reason {
             Reason::NotStartupPass => "not_startup_pass",
             Reason::NoRecording => "no_recording",
             Reason::RecordingUnreadable => "recording_unreadable",
+            Reason::NotResumableById => "not_resumable_by_id",
             Reason::AgentNotVerified => "agent_not_verified",
             Reason::InvalidSessionId => "invalid_session_id",
             Reason::SharedViewer => "shared_viewer",
@@ -134,6 +139,7 @@ impl Reason {
             Reason::NotStartupPass => "this is not the start-up restore pass",
             Reason::NoRecording => "no agent was recorded in this pane",
             Reason::RecordingUnreadable => "the pane's recording could not be read",
+            Reason::NotResumableById => "the agent cannot resume a conversation by its id",
             Reason::AgentNotVerified => "the agent is declared but not verified for resume",
             Reason::InvalidSessionId => "the recorded session id fails the agent's id shape",
             Reason::SharedViewer => "the pane views a shared session",
@@ -161,6 +167,7 @@ impl Reason {
             Reason::NotStartupPass => "this is the start-up restore pass",
             Reason::NoRecording => "an agent was recorded in this pane",
             Reason::RecordingUnreadable => "the recording reads back cleanly",
+            Reason::NotResumableById => "the agent resumes a conversation by its id",
             Reason::AgentNotVerified => "the agent is verified for resume",
             Reason::InvalidSessionId => "the session id matches the agent's id shape",
             Reason::SharedViewer => "the pane is not a shared-session viewer",
@@ -269,6 +276,9 @@ fn pre_claim(
 ) -> Result<Invocation, (Reason, usize)> {
     // Gates 1–4 (feature, pass, recording present, readable) already passed.
     let agent = Catalog::embedded().agent(rec.agent);
+    if !agent.resumable_by_id {
+        return Err(stop(Reason::NotResumableById));
+    }
     if !agent.verified {
         return Err(stop(Reason::AgentNotVerified));
     }

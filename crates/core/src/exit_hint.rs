@@ -215,6 +215,15 @@ mod tests {
                 (AgentKind::Qwen, U4),
             ),
             (format!("copilot --resume={U4}"), (AgentKind::Copilot, U4)),
+            (
+                // Kilo 7.7.7's exit: its logo, the title and the command
+                // beside it.
+                format!(
+                    "  ██  ██ ██🬺🬏   ██  ██   ██🬺🬏  New session - 2026-12-05T04:41:12.835Z\n  \
+                     ████🬺🬏   ██   ██     ██  ██  kilo -s {oc}\n  ██  ██ ██████ 🬁🬬████ 🬁🬬██\n"
+                ),
+                (AgentKind::Kilo, oc),
+            ),
         ] {
             assert_eq!(scrape(&text), Some((want.0, want.1.to_owned())), "{text}");
         }
@@ -253,6 +262,19 @@ mod tests {
         assert_eq!(scrape(&text), Some((AgentKind::Gemini, U7.into())));
         assert_eq!(scrape_agent(AgentKind::Claude, &text), Some(U4.into()));
         assert_eq!(scrape("nothing here"), None);
+    }
+
+    #[test]
+    fn vibes_hint_names_a_prefix_and_is_never_taken_for_an_id() {
+        // Vibe 3.0.2 at exit: a prefix of the id, never the id itself.
+        for text in [
+            "To continue this session, run: vibe --continue\nOr: vibe --resume 65639cbd\n",
+            "To continue this session, run: vibe --continue\nOr: vibe --resume 65639cbd\nbash$ ",
+            "Or: vibe --resume 65639cbd\n-e55f-5c86\n",
+        ] {
+            assert_eq!(scrape(text), None, "{text:?}");
+            assert_eq!(scrape_agent(AgentKind::Vibe, text), None, "{text:?}");
+        }
     }
 
     #[test]

@@ -743,6 +743,125 @@ mod tests {
         }
     }
 
+    /// The flag words a help text names: the leading `-x`/`--name` words of
+    /// each option line (indented at most 8 columns; a deeper line is a
+    /// description, which may mention flags of its own) and the words after
+    /// `alias:`/`aliases:` (clap's `[aliases: --effort]`). `#` lines are
+    /// the fixture's own notes.
+    fn help_flags(text: &str) -> Vec<String> {
+        fn flag_word(token: &str) -> Option<&str> {
+            let dashes = if token.starts_with("--") { 2 } else { 1 };
+            let body = token.strip_prefix('-')?;
+            let body = if dashes == 2 { &body[1..] } else { body };
+            if !body.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                return None;
+            }
+            let len = body
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(body.len());
+            Some(&token[..dashes + len])
+        }
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |w: &str| {
+            if !out.iter().any(|o| o == w) {
+                out.push(w.to_owned());
+            }
+        };
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let body = line.trim_start();
+            if line.len() - body.len() <= 8 && body.starts_with('-') {
+                for token in body.split([' ', ',']).filter(|t| !t.is_empty()) {
+                    let Some(word) = flag_word(token) else { break };
+                    push(word);
+                    if word != token {
+                        break;
+                    }
+                }
+            }
+            for (at, _) in line.match_indices("alias") {
+                let Some((_, rest)) = line[at..].split_once(": ") else {
+                    continue;
+                };
+                for token in rest.split([' ', ',']).filter(|t| !t.is_empty()) {
+                    let Some(word) = flag_word(token) else { break };
+                    push(word);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn help_flags_reads_option_lines_and_named_aliases_only() {
+        let text = "# note --not-a-flag\n\
+                    Options:\n\
+                    \x20 -r, --resume [value]      Resume (see --continue)\n\
+                    \x20 --allowedTools, --allowed-tools <tools...>\n\
+                    \x20     Comma list, e.g. --debug=hooks\n\
+                    \x20                           --system-prompt[-file], --bare\n\
+                    \x20     --reasoning-effort <EFFORT>\n\
+                    \x20         [aliases: --effort]\n\
+                    \x20     --allow <RULE>   Allow rule (compat alias: --allowedTools)\n\
+                    \x20 -C <directory>\n\
+                    \x20         - on-request: a value, not a flag\n";
+        assert_eq!(
+            help_flags(text),
+            [
+                "-r",
+                "--resume",
+                "--allowedTools",
+                "--allowed-tools",
+                "--reasoning-effort",
+                "--effort",
+                "--allow",
+                "-C"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_flag_of_a_pinned_help_is_declared() {
+        // tests/help/<agent>-<version>.txt: the options sections of a pinned
+        // CLI's own help. A version whose help adds a flag fails here until
+        // the agent's table declares it, with its arity.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/help");
+        let mut pinned: Vec<String> = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("tests/help") {
+            let path = entry.expect("entry").path();
+            let file = path.file_name().and_then(|f| f.to_str()).expect("name");
+            let (agent, version) = file
+                .strip_suffix(".txt")
+                .and_then(|s| s.split_once('-'))
+                .unwrap_or_else(|| panic!("{file}: not <agent>-<version>.txt"));
+            let kind = *AgentKind::VARIANTS
+                .iter()
+                .find(|k| k.as_str() == agent)
+                .unwrap_or_else(|| panic!("{file}: no agent {agent}"));
+            let decl = Catalog::embedded().agent(kind);
+            assert!(
+                decl.verified_versions.iter().any(|v| v == version),
+                "{file}: {version} is not a verified version of {agent}"
+            );
+            let text = std::fs::read_to_string(&path).expect("help text");
+            let named = help_flags(&text);
+            assert!(named.len() >= 10, "{file}: only {named:?}");
+            let missing: Vec<&String> = named.iter().filter(|n| decl.flag(n).is_none()).collect();
+            assert!(
+                missing.is_empty(),
+                "{file}: {agent} declares none of {missing:?}"
+            );
+            pinned.push(agent.to_owned());
+        }
+        for agent in [
+            "claude", "codex", "gemini", "qwen", "copilot", "droid", "grok",
+        ] {
+            assert!(
+                pinned.iter().any(|p| p == agent),
+                "no pinned help for {agent}"
+            );
+        }
+    }
+
     #[test]
     fn opencode_variant_is_never_carried_into_the_ui() {
         // The UI rejects `--variant` (usage, exit 1): only `run` has it.

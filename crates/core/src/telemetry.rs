@@ -53,6 +53,8 @@ pub enum Outcome {
     DirectoryChanged = 16,
     /// Skipped: the pane's shell is one agent-resume cannot drive.
     ShellUnsupported = 17,
+    /// Skipped: the agent cannot resume a conversation by its id.
+    NotResumableById = 18,
     /// Dropped at take: the armed line was older than the armed expiry (or
     /// dated in the future), so it was consumed and not typed.
     ArmedExpired = 101,
@@ -75,6 +77,7 @@ impl Outcome {
         Outcome::Resumed,
         Outcome::NotStartupPass,
         Outcome::RecordingUnreadable,
+        Outcome::NotResumableById,
         Outcome::AgentNotVerified,
         Outcome::InvalidSessionId,
         Outcome::SharedViewer,
@@ -101,6 +104,7 @@ impl Outcome {
             Outcome::Resumed => "resumed",
             Outcome::NotStartupPass => Reason::NotStartupPass.as_str(),
             Outcome::RecordingUnreadable => Reason::RecordingUnreadable.as_str(),
+            Outcome::NotResumableById => Reason::NotResumableById.as_str(),
             Outcome::AgentNotVerified => Reason::AgentNotVerified.as_str(),
             Outcome::InvalidSessionId => Reason::InvalidSessionId.as_str(),
             Outcome::SharedViewer => Reason::SharedViewer.as_str(),
@@ -137,6 +141,7 @@ impl Outcome {
             Reason::FeatureDisabled | Reason::NoRecording => None,
             Reason::NotStartupPass => Some(Outcome::NotStartupPass),
             Reason::RecordingUnreadable => Some(Outcome::RecordingUnreadable),
+            Reason::NotResumableById => Some(Outcome::NotResumableById),
             Reason::AgentNotVerified => Some(Outcome::AgentNotVerified),
             Reason::InvalidSessionId => Some(Outcome::InvalidSessionId),
             Reason::SharedViewer => Some(Outcome::SharedViewer),
@@ -356,6 +361,7 @@ mod tests {
                 ("resumed", 100),
                 ("not_startup_pass", 2),
                 ("recording_unreadable", 4),
+                ("not_resumable_by_id", 18),
                 ("agent_not_verified", 5),
                 ("invalid_session_id", 6),
                 ("shared_viewer", 7),

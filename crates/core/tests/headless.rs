@@ -22,7 +22,7 @@ fn headless(kind: AgentKind, id: &str, prompt: &[&str]) -> Result<Vec<String>, B
 #[test]
 fn headless_argv_of_every_verified_agent_follows_its_declared_shape() {
     let p = ["fix", "the --bug"];
-    let cases: [(AgentKind, &str, &[&str]); 9] = [
+    let cases: [(AgentKind, &str, &[&str]); 10] = [
         (
             AgentKind::Claude,
             U4,
@@ -66,6 +66,11 @@ fn headless_argv_of_every_verified_agent_follows_its_declared_shape() {
             AgentKind::Pi,
             U7,
             &["pi", "-p", "--session", U7, "fix the --bug"],
+        ),
+        (
+            AgentKind::Kilo,
+            OC,
+            &["kilo", "run", "--session", OC, "fix the --bug"],
         ),
         (
             AgentKind::Auggie,

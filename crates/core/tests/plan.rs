@@ -320,6 +320,26 @@ fn agent_not_verified() {
 }
 
 #[test]
+fn an_agent_that_cannot_resume_by_id_comes_back_as_a_plain_shell() {
+    // Continue's `cn` has no resume by id: every other gate would pass
+    // (its id has the uuid shape, the directory is there), yet no line is
+    // ever built, and the reason says why rather than "not verified".
+    let p = only(
+        Stored::Recording(rec(AgentKind::Continue, ID, "/p")),
+        spec(1, Some("/p")),
+        &FakeFs::with(&["/p"]),
+    );
+    assert_eq!(reason(&p), Some(Reason::NotResumableById));
+    assert_eq!(Reason::NotResumableById.as_str(), "not_resumable_by_id");
+    assert_eq!(Reason::NotResumableById as u8, 18);
+    assert_eq!(
+        Reason::from_code(18),
+        Some(Reason::NotResumableById),
+        "the stored code decodes"
+    );
+}
+
+#[test]
 fn invalid_session_id() {
     let p = only(
         Stored::Recording(rec(AgentKind::Claude, "$(reboot)", "/p")),

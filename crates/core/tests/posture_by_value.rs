@@ -217,6 +217,8 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
         ),
         // Only `opencode run` takes it; the UI rejects it: never carried.
         (Opencode, "opencode --variant high", &[], false),
+        (Kilo, "kilo --agent code", &["--agent", "code"], true),
+        (Kilo, "kilo --variant high", &[], false),
         (
             Grok,
             "grok --permission-mode=dontAsk",
@@ -263,6 +265,40 @@ const TABLE: &[(AgentKind, &str, &[&str], bool)] = {
             Cline,
             "cline --auto-approve=true",
             &["--auto-approve", "true"],
+            true,
+        ),
+        // Vibe 3.0.2's built-in agents: only `ask` asks before every tool.
+        (Vibe, "vibe --agent ask", &["--agent", "ask"], false),
+        (
+            Vibe,
+            "vibe --agent accept-edits",
+            &["--agent", "accept-edits"],
+            true,
+        ),
+        (
+            Vibe,
+            "vibe --agent smart-approve",
+            &["--agent", "smart-approve"],
+            true,
+        ),
+        (
+            Vibe,
+            "vibe --agent=auto-approve",
+            &["--agent", "auto-approve"],
+            true,
+        ),
+        // A user's own `~/.vibe/agents/NAME.toml` may approve anything.
+        (Vibe, "vibe --agent mine", &["--agent", "mine"], true),
+        (
+            Qoder,
+            "qodercli --permission-mode bypass_permissions",
+            &["--permission-mode", "bypass_permissions"],
+            true,
+        ),
+        (
+            Qoder,
+            "qodercli --permission-mode default",
+            &["--permission-mode", "default"],
             true,
         ),
     ]

@@ -33,7 +33,7 @@ fn config() -> ProptestConfig {
 /// A well-formed id for `kind`.
 fn known_id(kind: AgentKind) -> &'static str {
     match kind {
-        AgentKind::Opencode => "ses_0b5cefde2ffeXhHuHeWoYLX8iP",
+        AgentKind::Opencode | AgentKind::Kilo => "ses_0b5cefde2ffeXhHuHeWoYLX8iP",
         AgentKind::Cline => "1796444736065_1iqet",
         _ => "f6066ebb-140e-4519-ab63-b9cde0b60b57",
     }

@@ -24,7 +24,8 @@ use crate::store::Store;
 /// holding `.factory/`), `$PI_CODING_AGENT_DIR` (`~/.pi/agent`),
 /// `$COPILOT_HOME` (`~/.copilot`); OpenCode's is its database,
 /// `$OPENCODE_DB` (absolute, or relative to the data directory), default
-/// `$XDG_DATA_HOME/opencode/opencode.db`.
+/// `$XDG_DATA_HOME/opencode/opencode.db`, and Kilo's, `$KILO_DB`, default
+/// `$XDG_DATA_HOME/kilo/kilo.db`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Homes {
     roots: BTreeMap<AgentKind, PathBuf>,
@@ -143,6 +144,17 @@ mod tests {
             Some(Path::new("/o.db"))
         );
         assert_eq!(h.root(AgentKind::Claude, None), None, "no HOME, no default");
+        // Kilo's `KILO_DB` and `kilo/kilo.db`, OpenCode's rule.
+        let h = Homes::from_env(&env_of(&[("HOME", "/h"), ("OPENCODE_DB", "/o.db")]));
+        assert_eq!(
+            h.root(AgentKind::Kilo, None).as_deref(),
+            Some(Path::new("/h/.local/share/kilo/kilo.db"))
+        );
+        let h = Homes::from_env(&env_of(&[("HOME", "/h"), ("KILO_DB", "k.db")]));
+        assert_eq!(
+            h.root(AgentKind::Kilo, None).as_deref(),
+            Some(Path::new("/h/.local/share/kilo/k.db"))
+        );
     }
 
     #[test]

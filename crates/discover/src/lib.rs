@@ -318,7 +318,7 @@ fn walk_agent(
     };
     let kept = &provider(agent).store;
     if let Store::Database(db) = kept {
-        match (db.list)(root, depth) {
+        match (db.list)(agent, root, depth) {
             Ok((sessions, bad)) => {
                 w.sessions = sessions;
                 for p in bad {

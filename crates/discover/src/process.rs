@@ -131,6 +131,13 @@ pub fn agent_argv(agent: &AgentDecl, argv: &[String]) -> Option<Vec<String>> {
     if is_command(program) {
         return Some(argv.to_vec());
     }
+    // A binary its launcher execs under another name (`vibe` → `…/vibe-rs`)
+    // is read as the agent's command word: never replayed as a program path.
+    if agent.process_names.iter().any(|c| c == basename(program)) {
+        let mut out = vec![agent.command().to_owned()];
+        out.extend(argv[1..].iter().cloned());
+        return Some(out);
+    }
     let interpreter = basename(program);
     if !INTERPRETERS.contains(&interpreter) {
         return None;
@@ -585,6 +592,37 @@ mod tests {
             shared_servers(&t, codex, Path::new("/h1/.codex")),
             [11],
             "not /h2's, not a TUI, not an unreadable one"
+        );
+    }
+
+    #[test]
+    fn vibes_rust_binary_is_vibe_and_its_path_is_never_the_program_word() {
+        // 3.0.2: the `vibe` script execs `…/vibe/_bin/vibe-rs` with the same
+        // arguments; its child `vibe-app-server` retitles itself.
+        let vibe = Catalog::embedded().agent(AgentKind::Vibe);
+        let real = argv(&[
+            "/v/lib/python3.13/site-packages/vibe/_bin/vibe-rs",
+            "--resume",
+            "65639cbd-e55f-5c86-9cc2-713ae9a243a3",
+            "--agent",
+            "ask",
+        ]);
+        assert_eq!(
+            agent_argv(vibe, &real),
+            Some(argv(&[
+                "vibe",
+                "--resume",
+                "65639cbd-e55f-5c86-9cc2-713ae9a243a3",
+                "--agent",
+                "ask"
+            ]))
+        );
+        assert!(is_agent_program(vibe, &argv(&["vibe", "--trust"])));
+        assert!(!is_agent_program(vibe, &argv(&["vibe-app-server"])));
+        assert!(!is_agent_program(vibe, &argv(&["/x/vibe-rs2"])));
+        assert!(
+            !is_agent_program(claude(), &real),
+            "another agent's process name is not claude's"
         );
     }
 

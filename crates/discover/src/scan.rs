@@ -28,13 +28,17 @@
 //! 3. **store correlation** — exactly one session of the agent in the
 //!    process's directory that started between [`BEFORE_START`] before the
 //!    process and [`crate::correlate::WINDOW_MILLIS`] after it, ids already
-//!    held by other panes left out; none or more than one is no answer.
+//!    held by other panes left out; none or more than one is no answer. An
+//!    agent that writes its session only at the first prompt (OpenCode's
+//!    row: the prompt may come an hour after launch) has no end to the
+//!    window when no other run of it works in the same directory: then a
+//!    session started there since the process is this run's.
 //!
 //! Every id passes the agent's id shape. Nothing here writes: the caller
 //! feeds the answer to the capture state machine like a hook's.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use agent_resume_core::catalog::ResumeShape;
 use agent_resume_core::{AgentDecl, AgentKind, Catalog, UnixMillis};
@@ -177,7 +181,8 @@ fn agent_of<'c>(p: &ProcessInfo, catalog: &'c Catalog) -> Option<(&'c AgentDecl,
 }
 
 /// The agent process of the pane whose first process is `root`: the
-/// nearest agent process at or below it, when its agent is verified. What
+/// nearest agent process at or below it, when its agent is verified (or
+/// cannot resume by id at all: the caller reports that and records nothing). What
 /// runs below an agent process is that agent's own work (an unverified
 /// agent's tool call running `claude` is not the pane's claude). Two agents
 /// at the same depth are no answer.
@@ -193,7 +198,9 @@ pub fn agent_in(snap: &Snapshot, root: u32, catalog: &Catalog) -> Option<PaneAge
             .collect();
         match found.as_slice() {
             [] => {}
-            [(p, decl, argv)] if decl.verified => {
+            // An agent that cannot resume by id is found too, so the pane
+            // is reported as such (and never recorded) rather than as no agent.
+            [(p, decl, argv)] if decl.verified || !decl.resumable_by_id => {
                 return Some(PaneAgent {
                     agent: decl.kind,
                     process: (*p).clone(),
@@ -441,13 +448,14 @@ pub fn own_id(
 }
 
 /// The one session of `agent` in `cwd` that started between
-/// [`BEFORE_START`] before `started` and the window after it, ids in
-/// `taken` left out ([`crate::correlate::correlate_within`]).
+/// [`BEFORE_START`] before `started` and `until` milliseconds after it, ids
+/// in `taken` left out ([`crate::correlate::correlate_within`]).
 pub fn correlate_new<'s>(
     sessions: &'s [SessionInfo],
     agent: AgentKind,
     cwd: &Path,
     started: UnixMillis,
+    until: i64,
     taken: &BTreeSet<String>,
 ) -> Option<&'s SessionInfo> {
     let spawn = Spawn {
@@ -456,16 +464,47 @@ pub fn correlate_new<'s>(
         at: started,
         window_millis: WINDOW_MILLIS,
     };
-    correlate_within(sessions, &spawn, -BEFORE_START, WINDOW_MILLIS, &|s| {
+    correlate_within(sessions, &spawn, -BEFORE_START, until, &|s| {
         taken.contains(&s.id)
     })
 }
 
+/// Whether another run of `found`'s agent works in `cwd`: a process of the
+/// agent outside `found`'s own tree whose directory is `cwd`.
+pub fn shares_dir(
+    snap: &Snapshot,
+    table: &dyn ProcessTable,
+    found: &PaneAgent,
+    cwd: &Path,
+) -> bool {
+    let decl = Catalog::embedded().agent(found.agent);
+    snap.by_pid.values().any(|p| {
+        p.id != found.process.id
+            && !found.pids.contains(&p.id.pid)
+            && agent_argv(decl, &p.argv).is_some()
+            && table.cwd(p.id.pid).as_deref() == Some(cwd)
+    })
+}
+
+/// How long after its process started a session of `found` may have
+/// started and still be its: the window, or — for an agent that writes its
+/// session at the first prompt ([`crate::provider::Provider::first_prompt`]) and runs
+/// alone in its directory — any time, as a late first prompt is its.
+fn until(snap: &Snapshot, table: &dyn ProcessTable, found: &PaneAgent, cwd: &Path) -> i64 {
+    if provider(found.agent).first_prompt() && !shares_dir(snap, table, found, cwd) {
+        i64::MAX
+    } else {
+        WINDOW_MILLIS
+    }
+}
+
 /// The session id of `found`, in order of trust: the agent's per-process
 /// registry (its current conversation), argv, the open file, store
-/// correlation (`sessions` is asked for only then).
+/// correlation (`sessions` is asked for only then; `snap` tells whether
+/// another run of the agent shares the directory).
 pub fn session_of(
     table: &dyn ProcessTable,
+    snap: &Snapshot,
     found: &PaneAgent,
     homes: &Homes,
     taken: &BTreeSet<String>,
@@ -477,8 +516,56 @@ pub fn session_of(
     let started = table.started_at(found.process.id)?;
     let cwd = table.cwd(found.process.id.pid)?;
     let all = sessions(found.agent);
-    correlate_new(&all, found.agent, &cwd, started, taken)
+    let until = until(snap, table, found, &cwd);
+    correlate_new(&all, found.agent, &cwd, started, until, taken)
         .map(|s| (s.id.clone(), Found::Correlation))
+}
+
+/// What changes when `agent` writes a new session: the size and modified
+/// time of its database and the database's `-wal`, or of its store
+/// directory and each directory just below it (a project's). A few `stat`s
+/// and one directory read, so a capture waiting for a late first prompt
+/// can look often and read the store only when this changes.
+pub fn store_stamp(homes: &Homes, agent: AgentKind) -> Vec<(PathBuf, Option<(u64, i64)>)> {
+    fn stat(p: &Path) -> Option<(u64, i64)> {
+        let m = std::fs::symlink_metadata(p).ok()?;
+        Some((m.len(), crate::store::mtime(p).map_or(0, |t| t.0)))
+    }
+    let Some(root) = homes.root(agent, None) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = match &provider(agent).store {
+        crate::store::Store::None => Vec::new(),
+        crate::store::Store::Database(_) => {
+            let mut wal = root.clone().into_os_string();
+            wal.push("-wal");
+            vec![root, PathBuf::from(wal)]
+        }
+        crate::store::Store::Files(f) => {
+            let dir = f.dir.iter().fold(root, |d, part| d.join(part));
+            let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map(|rd| {
+                    rd.filter_map(Result::ok)
+                        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                        .map(|e| e.path())
+                        .take(4096)
+                        .collect()
+                })
+                .unwrap_or_default();
+            subdirs.sort();
+            let mut out = vec![dir];
+            out.extend(subdirs);
+            out
+        }
+    };
+    paths.dedup();
+    paths
+        .into_iter()
+        .map(|p| {
+            let s = stat(&p);
+            (p, s)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -877,11 +964,12 @@ mod tests {
             session("22222222-140e-4519-ab63-b9cde0b60b57", "/w/p", 200_000),
         ];
         assert_eq!(
-            correlate_new(&one, AgentKind::Claude, cwd, at, &none).map(|s| s.id.as_str()),
+            correlate_new(&one, AgentKind::Claude, cwd, at, WINDOW_MILLIS, &none)
+                .map(|s| s.id.as_str()),
             Some(ID)
         );
         assert_eq!(
-            correlate_new(&one, AgentKind::Gemini, cwd, at, &none),
+            correlate_new(&one, AgentKind::Gemini, cwd, at, WINDOW_MILLIS, &none),
             None,
             "another agent's sessions are not this one's"
         );
@@ -889,13 +977,63 @@ mod tests {
             session(ID, "/w/p", 105_000),
             session(OTHER, "/w/p", 110_000),
         ];
-        assert_eq!(correlate_new(&two, AgentKind::Claude, cwd, at, &none), None);
+        assert_eq!(
+            correlate_new(&two, AgentKind::Claude, cwd, at, WINDOW_MILLIS, &none),
+            None
+        );
         let taken: BTreeSet<String> = [OTHER.to_owned()].into();
         assert_eq!(
-            correlate_new(&two, AgentKind::Claude, cwd, at, &taken).map(|s| s.id.as_str()),
+            correlate_new(&two, AgentKind::Claude, cwd, at, WINDOW_MILLIS, &taken)
+                .map(|s| s.id.as_str()),
             Some(ID),
             "a session another pane's agent names is not new here"
         );
+    }
+
+    #[test]
+    fn a_first_prompt_agent_alone_in_its_directory_takes_a_session_started_however_late() {
+        const SES: &str = "ses_dbb8e5307ffeL7B04j7BArXAEA";
+        let homes = Homes::under(Path::new("/nowhere"));
+        let none = BTreeSet::new();
+        // Processes start at pid × 1000 ms: the agent at 100 s.
+        let late = |agent: AgentKind, id: &str| SessionInfo {
+            agent,
+            ..session(id, "/w/p", 100_000 + 3_600_000)
+        };
+        let ask = |table: &Table, agent: AgentKind, id: &str| {
+            let snap = Snapshot::read(table);
+            let found = agent_in(&snap, 10, Catalog::embedded()).expect("the pane's agent");
+            assert_eq!(found.agent, agent);
+            session_of(table, &snap, &found, &homes, &none, |a| vec![late(a, id)])
+        };
+        for (agent, program, id) in [
+            (AgentKind::Opencode, "opencode", SES),
+            (AgentKind::Kilo, "kilo", SES),
+        ] {
+            let alone = Table::default().with(10, 1, &["bash"], &[]).with(
+                100,
+                10,
+                &[program, "-m", "stub/gpt-4o"],
+                &[],
+            );
+            assert_eq!(
+                ask(&alone, agent, id),
+                Some((id.to_owned(), Found::Correlation)),
+                "{program}: its first prompt an hour after launch"
+            );
+            // Another run in the same directory (another pane's) may have
+            // written it.
+            let beside = alone
+                .with(20, 1, &["bash"], &[])
+                .with(90, 20, &[program], &[]);
+            assert_eq!(ask(&beside, agent, id), None, "{program} beside another");
+        }
+        // An agent that writes its session at launch: a late one is another
+        // run's.
+        let claude = Table::default()
+            .with(10, 1, &["bash"], &[])
+            .with(100, 10, &["claude"], &[]);
+        assert_eq!(ask(&claude, AgentKind::Claude, ID), None);
     }
 
     #[test]

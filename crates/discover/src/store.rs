@@ -111,7 +111,7 @@ pub(crate) struct SessionDir {
 /// A store that is a database, read as a whole.
 pub(crate) struct Database {
     /// Every session in it, and the paths of those with a bad id.
-    pub list: fn(&Path, Depth) -> Listed,
+    pub list: fn(AgentKind, &Path, Depth) -> Listed,
     /// Whether it holds `id`: `None` when it cannot tell.
     pub exists: fn(&Path, &str) -> Option<bool>,
 }

@@ -33,6 +33,39 @@ fn listed(l: &Listing) -> Vec<(AgentKind, &str)> {
 }
 
 #[test]
+fn kilo_sessions_are_read_by_opencode_s_reader_from_kilo_s_own_database() {
+    const KILO: &str = "ses_dbb8c72ccffeKl44QKSROO4vRB";
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let cwd = dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let homes = Homes::under(&home);
+    let db = opencode_db(
+        home.join(".local/share/kilo/kilo.db"),
+        &[(KILO, &cwd, "Kilo fixture", None, NOW_MS)],
+    );
+    opencode(&home, &[(OPENCODE, &cwd, "OpenCode fixture", None, NOW_MS)]);
+    let l = list(&homes, &[AgentKind::Kilo], Depth::FAST);
+    let probe = StoreProbe::new(&homes);
+    if cfg!(feature = "sqlite") {
+        assert_eq!(listed(&l), [(AgentKind::Kilo, KILO)]);
+        assert_eq!(l.sessions[0].cwd.as_deref(), Some(cwd.as_path()));
+        assert_eq!(probe.exists(AgentKind::Kilo, KILO, None), Some(true));
+        assert_eq!(
+            probe.exists(AgentKind::Kilo, OPENCODE, None),
+            Some(false),
+            "OpenCode's session is not Kilo's"
+        );
+        assert_eq!(
+            listed(&list(&homes, &[], Depth::FAST)),
+            [(AgentKind::Opencode, OPENCODE), (AgentKind::Kilo, KILO)]
+        );
+    } else {
+        assert_eq!(notes_of(&l, AgentKind::Kilo), [(Problem::NotBuilt, db)]);
+    }
+}
+
+#[test]
 fn opencode_sessions_are_listed_with_the_sqlite_reader_and_a_not_built_note_without_it() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");

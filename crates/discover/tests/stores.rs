@@ -91,7 +91,11 @@ fn every_agent_store_is_found_with_its_id_directory_and_first_prompt() {
         assert_eq!(prompt("codex").as_deref(), Some("port the parser to rust"));
         assert_eq!(prompt("gemini").as_deref(), Some("explain the build"));
         assert_eq!(prompt("qwen").as_deref(), Some("add a qwen feature"));
-        assert_eq!(prompt("grok").as_deref(), Some("grok the logs"));
+        // Grok's history opens with a ~9 KB system prompt: only the full
+        // listing reaches the prompt; the fast one names the session by its
+        // summary.json.
+        let grok_prompt = (depth == Depth::Full).then_some("grok the logs");
+        assert_eq!(prompt("grok").as_deref(), grok_prompt, "{depth:?}");
         assert_eq!(prompt("droid").as_deref(), Some("droid, refactor"));
         assert_eq!(prompt("pi").as_deref(), Some("pi: write docs"));
         assert_eq!(prompt("copilot").as_deref(), Some("copilot: review"));

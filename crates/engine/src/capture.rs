@@ -113,6 +113,34 @@ pub fn noted_argv(
     argv
 }
 
+/// What `note` stores for an agent command line `text` of `agent`: the
+/// program word and the allowlisted flags ([`noted_argv`]), then — for an
+/// agent whose resume is a flag — that flag and the session id the line
+/// resumes when the id passes the agent's shape (`pi --session <id>`), so a
+/// run that hides its argv (Pi renames its process) is still known to be
+/// on that session ([`crate::evidence`]); for a headless run the program
+/// word alone, and `true`. `None` when the line is no run of `agent`.
+pub fn noted_line(agent: &agent_resume_core::AgentDecl, text: &str) -> Option<(Vec<String>, bool)> {
+    use agent_resume_core::catalog::ResumeShape;
+    use agent_resume_core::flag::first_command;
+    use agent_resume_core::{extract, Extraction};
+    match extract(agent, text).ok()? {
+        Extraction::Interactive { flags, program } => {
+            let mut argv = noted_argv(agent, program, flags);
+            let words = shell_words::split(first_command(text)).unwrap_or_default();
+            if let (ResumeShape::Flag { name, .. }, Some(id)) = (
+                &agent.resume,
+                agent_resume_discover::scan::argv_id(agent, &words),
+            ) {
+                argv.extend([name.clone(), id]);
+            }
+            Some((argv, false))
+        }
+        // Noted so its hooks and its exit leave the pane's recording alone.
+        Extraction::Headless => Some((vec![agent.command().to_owned()], true)),
+    }
+}
+
 /// How long a noted command line counts for the exit of the line it noted.
 const NOTED_FOR: i64 = 24 * 3600 * 1000;
 

@@ -61,6 +61,10 @@ pub struct Evidence {
     pub invocation: Option<String>,
     /// The run is headless: never the pane's recording.
     pub headless: bool,
+    /// The session the shell note of a run that hides its argv says the
+    /// line resumed (`pi --session <id>`): that run's own argv, as the
+    /// shell saw it.
+    pub noted_id: Option<String>,
 }
 
 /// Why a run's report is attributed to no pane.
@@ -72,18 +76,27 @@ pub enum Unattached {
     /// The agent process leads a session of its own with no controlling
     /// terminal.
     Detached = 2,
+    /// No process of this agent runs above the hook, but another agent's
+    /// does: that agent runs this one's hooks (Grok reads Claude's
+    /// `settings.json`), and its id is not this agent's conversation.
+    AnotherAgent = 3,
 }
 
 impl Unattached {
     /// Every variant.
     #[cfg(test)]
-    pub const VARIANTS: &'static [Unattached] = &[Unattached::SharedServer, Unattached::Detached];
+    pub const VARIANTS: &'static [Unattached] = &[
+        Unattached::SharedServer,
+        Unattached::Detached,
+        Unattached::AnotherAgent,
+    ];
 
     /// The kind, as `hook.log` names it.
     pub fn as_str(self) -> &'static str {
         match self {
             Unattached::SharedServer => "shared-server",
             Unattached::Detached => "detached",
+            Unattached::AnotherAgent => "another-agent",
         }
     }
 
@@ -97,6 +110,10 @@ impl Unattached {
             Unattached::Detached => {
                 "the agent process has no terminal of its own (a background server): its \
                  pane cannot be known, nothing recorded"
+            }
+            Unattached::AnotherAgent => {
+                "the hook was run by another agent (one that reads this agent's hook \
+                 settings): its session is not this agent's, nothing recorded"
             }
         }
     }
@@ -146,7 +163,19 @@ pub fn from_table(
     top: Top<'_>,
     note: impl FnOnce() -> Option<Noted>,
 ) -> Result<Evidence, Unattached> {
-    let found = provenance(table, parent, agent, Catalog::embedded(), top);
+    let catalog = Catalog::embedded();
+    let found = provenance(table, parent, agent, catalog, top);
+    if matches!(found, Provenance::NoAgent)
+        && catalog.agents().iter().any(|other| {
+            other.kind != agent.kind
+                && !matches!(
+                    provenance(table, parent, other, catalog, top),
+                    Provenance::NoAgent
+                )
+        })
+    {
+        return Err(Unattached::AnotherAgent);
+    }
     for f in found.reporter().into_iter().chain(found.run()) {
         attached(table, agent, f)?;
     }
@@ -180,6 +209,7 @@ pub fn decide(
         return Evidence {
             invocation: None,
             headless: true,
+            noted_id: None,
         };
     }
     let Some(found) = found.run() else {
@@ -195,12 +225,14 @@ pub fn decide(
                 Ok(Extraction::Headless) | Err(_) => None,
             },
             headless: false,
+            noted_id: None,
         };
     }
     match note().filter(|n| belongs(table, found, n)) {
         Some(n) if n.headless => Evidence {
             invocation: None,
             headless: true,
+            noted_id: None,
         },
         Some(n) => Evidence {
             invocation: match extract_words(agent, &n.argv) {
@@ -211,6 +243,7 @@ pub fn decide(
                 Ok(Extraction::Headless) | Err(_) => None,
             },
             headless: false,
+            noted_id: agent_resume_discover::scan::argv_id(agent, &n.argv),
         },
         None => Evidence::default(),
     }
@@ -307,6 +340,46 @@ mod tests {
     }
 
     #[test]
+    fn a_hook_another_agent_runs_is_attributed_to_no_pane_and_one_with_no_agent_above_still_is() {
+        // Grok 1.0.41 runs the hooks of Claude's settings.json: its
+        // `agent-resume hook claude` has grok above it, no claude.
+        let rows = Rows(vec![
+            (10, 1, &["tmux"], true),
+            (20, 10, &["bash"], false),
+            (
+                30,
+                20,
+                &["/n/@xai-official/grok/bin/grok", "--model", "m"],
+                false,
+            ),
+            (
+                40,
+                30,
+                &["/bin/sh", "-c", "agent-resume hook claude"],
+                false,
+            ),
+            // A hook run by hand, or by a script: no agent above it.
+            (
+                50,
+                20,
+                &["/bin/sh", "-c", "agent-resume hook claude"],
+                false,
+            ),
+        ]);
+        let claude = Catalog::embedded().agent(AgentKind::Claude);
+        assert_eq!(
+            from_table(&rows, 40, claude, TOP, || None),
+            Err(Unattached::AnotherAgent)
+        );
+        assert_eq!(
+            from_table(&rows, 50, claude, TOP, || None),
+            Ok(Evidence::default())
+        );
+        let grok = Catalog::embedded().agent(AgentKind::Grok);
+        assert!(from_table(&rows, 40, grok, TOP, || None).is_ok());
+    }
+
+    #[test]
     fn a_hook_under_codex_s_shared_daemon_is_attributed_to_no_pane() {
         for detached in [false, true] {
             assert_eq!(
@@ -372,6 +445,7 @@ mod tests {
             Ok(Evidence {
                 invocation: Some("claude --model opus".to_owned()),
                 headless: false,
+                noted_id: None,
             }),
             "the outermost claude's flags and program word, never the tool call's"
         );

@@ -4,8 +4,10 @@
 //! text-preserving edits, with a diff on a dry run ([`edit`]), and the
 //! check `doctor` makes ([`check`]).
 //!
-//! - claude, gemini, qwen: `settings.json` `hooks.SessionStart` (claude also
-//!   `UserPromptSubmit`) gets one command entry, `agent-resume hook <agent>`;
+//! - claude, gemini, qwen, droid: `settings.json` `hooks.SessionStart`
+//!   (claude and droid also `UserPromptSubmit`; droid's is
+//!   `~/.factory/settings.json`) gets one command entry,
+//!   `agent-resume hook <agent>`;
 //!   every other byte is kept (JSONC comments and trailing commas too,
 //!   [`agent_resume_core::hook_json`]).
 //! - codex: `hooks.json` beside `config.toml` gets the same `SessionStart`

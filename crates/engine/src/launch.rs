@@ -12,6 +12,17 @@
 //! agent's session is recorded, the run is headless, or the agent is gone.
 //! No process runs per prompt: only an agent command line starts one.
 //!
+//! An agent that writes its session only at the first prompt (OpenCode and
+//! Kilo's row, Pi's file: [`agent_resume_discover::provider::Provider::first_prompt`])
+//! may get that prompt an hour later. Its watch then holds: every
+//! [`HOLD_EVERY`] it checks that the agent process is still the one it saw
+//! (one `/proc` read) and stamps the agent's store
+//! ([`agent_resume_discover::scan::store_stamp`]: a few `stat`s), and scans
+//! again only when the stamp moved — so the session is recorded moments
+//! after the first prompt writes it, however late, and the wait costs
+//! nothing per prompt (the watch ends at the first recording) and no store
+//! read while nothing is written.
+//!
 //! ```
 //! use agent_resume_engine::launch::{Ended, WAITS};
 //!
@@ -26,6 +37,7 @@ use std::time::Duration;
 
 use agent_resume_core::{PaneId, UnixMillis};
 use agent_resume_discover::process::ProcessTable;
+use agent_resume_discover::scan::store_stamp;
 use agent_resume_discover::Homes;
 
 use crate::paths::Overrides;
@@ -46,6 +58,10 @@ pub const WAITS: [Duration; 9] = [
     Duration::from_millis(6_000),
 ];
 
+/// How often a held watch ([`watch`], for an agent that writes its session
+/// at the first prompt) checks its agent and its store's stamp.
+pub const HOLD_EVERY: Duration = Duration::from_secs(2);
+
 /// How many scans may find no agent at all before the watch ends: the
 /// line `note` saw may never start one (a failed command, `claude
 /// --version` already done).
@@ -65,6 +81,8 @@ pub enum Ended {
     NoAgent = 4,
     /// The agent runs; its id did not show within the bound.
     NoId = 5,
+    /// The agent cannot resume a conversation by its id: nothing to record.
+    NotResumableById = 6,
 }
 
 impl Ended {
@@ -75,6 +93,7 @@ impl Ended {
         Ended::Gone,
         Ended::NoAgent,
         Ended::NoId,
+        Ended::NotResumableById,
     ];
 
     /// The stable name.
@@ -85,6 +104,7 @@ impl Ended {
             Ended::Gone => "gone",
             Ended::NoAgent => "no_agent",
             Ended::NoId => "no_id",
+            Ended::NotResumableById => "not_resumable_by_id",
         }
     }
 }
@@ -115,7 +135,9 @@ impl Clock for SystemClock {
 }
 
 /// Scans `pane` at each of [`WAITS`] until its run is recorded, headless
-/// or gone (or never showed); the reason and the last scan's result.
+/// or gone (or never showed); then, for an agent whose session is written
+/// at the first prompt, holds while it runs and scans again each time its
+/// store's stamp moves. The reason and the last scan's result.
 pub fn watch(
     table: &dyn ProcessTable,
     homes: &Homes,
@@ -124,24 +146,65 @@ pub fn watch(
     clock: &mut dyn Clock,
 ) -> Result<(Ended, Option<Scanned>), ScanError> {
     let mut seen = false;
-    let mut last = None;
+    let mut last: Option<Scanned> = None;
+    let once = |clock: &mut dyn Clock| -> Result<Option<Scanned>, ScanError> {
+        Ok(
+            scan(table, homes, db, std::slice::from_ref(pane), clock.now())?
+                .into_iter()
+                .next(),
+        )
+    };
     for (n, wait) in WAITS.iter().enumerate() {
         clock.sleep(*wait);
-        let found = scan(table, homes, db, std::slice::from_ref(pane), clock.now())?
-            .into_iter()
-            .next();
+        let found = once(clock)?;
         let outcome = found.as_ref().map_or(Outcome::NoAgent, |s| s.outcome);
         last = found;
         match outcome {
             Outcome::Recorded | Outcome::AlreadyRecorded => return Ok((Ended::Recorded, last)),
             Outcome::Headless => return Ok((Ended::Headless, last)),
+            Outcome::NotResumableById => return Ok((Ended::NotResumableById, last)),
             Outcome::NoAgent if seen => return Ok((Ended::Gone, last)),
             Outcome::NoAgent if n + 1 >= NO_AGENT_SCANS => return Ok((Ended::NoAgent, last)),
             Outcome::NoAgent => {}
             Outcome::NoId | Outcome::Unproven => seen = true,
         }
     }
-    Ok((if seen { Ended::NoId } else { Ended::NoAgent }, last))
+    // Only a run with no recording at all holds: a resume awaiting its
+    // proof is recorded already.
+    let held = last
+        .as_ref()
+        .filter(|s| s.outcome == Outcome::NoId)
+        .and_then(|s| s.agent)
+        .filter(|(agent, _)| agent_resume_discover::provider(*agent).first_prompt());
+    let Some((agent, process)) = held else {
+        return Ok((if seen { Ended::NoId } else { Ended::NoAgent }, last));
+    };
+    // No stamp yet: the first look scans, in case the store moved since
+    // the last scan above.
+    let mut stamp = Vec::new();
+    loop {
+        clock.sleep(HOLD_EVERY);
+        if table.process(process.pid).map(|p| p.id) != Some(process) {
+            return Ok((Ended::Gone, last));
+        }
+        let now = store_stamp(homes, agent);
+        if now == stamp {
+            continue;
+        }
+        stamp = now;
+        let found = once(clock)?;
+        let outcome = found.as_ref().map_or(Outcome::NoAgent, |s| s.outcome);
+        last = found;
+        match outcome {
+            Outcome::Recorded | Outcome::AlreadyRecorded | Outcome::Unproven => {
+                return Ok((Ended::Recorded, last))
+            }
+            Outcome::Headless => return Ok((Ended::Headless, last)),
+            Outcome::NotResumableById => return Ok((Ended::NotResumableById, last)),
+            Outcome::NoAgent => return Ok((Ended::Gone, last)),
+            Outcome::NoId => {}
+        }
+    }
 }
 
 /// The command line of the watch for `pane` (`capture launch`), after the
@@ -356,6 +419,74 @@ mod tests {
             assert_eq!((ended, clock.sleeps), (*want, *sleeps), "{what}");
             assert_eq!(recorded(&db), None, "{what}");
         }
+    }
+
+    const SES: &str = "ses_dbb8e5307ffeL7B04j7BArXAEA";
+    const OPENCODE: (u32, u32, &[&str]) = (11, 10, &["opencode", "-m", "stub/gpt-4o"]);
+
+    /// OpenCode's database under `home` with one session row made at `at`.
+    fn opencode_row(home: &Path, at: i64) {
+        let d = home.join(".local/share/opencode");
+        std::fs::create_dir_all(&d).unwrap();
+        let c = rusqlite::Connection::open(d.join("opencode.db")).unwrap();
+        c.execute_batch(
+            "CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, \
+             title TEXT, time_created INTEGER, time_updated INTEGER)",
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO session VALUES (?1, NULL, '/w/p', 'hi', ?2, ?2)",
+            rusqlite::params![SES, at],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn an_agent_whose_first_prompt_comes_after_the_waits_is_recorded_when_its_row_appears() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let table = Steps::new(&[&[BASH, OPENCODE]]);
+        // The first prompt: five holds past the waits (40 s after launch).
+        let at = WAITS.len() + 5;
+        let prompt = |n: usize| {
+            if n == at {
+                opencode_row(&home, START + 40_000);
+            }
+        };
+        let mut clock = Fake {
+            table: &table,
+            slept: Duration::ZERO,
+            sleeps: 0,
+            at: &prompt,
+        };
+        let (ended, _) = watch(&table, &homes, &db, &pane(), &mut clock).unwrap();
+        assert_eq!(ended, Ended::Recorded);
+        assert_eq!(clock.sleeps, at, "recorded at the first look after the row");
+        assert!(clock.slept > WAITS.iter().sum::<Duration>());
+        assert_eq!(recorded(&db), Some(SES.to_owned()));
+    }
+
+    #[test]
+    fn a_held_watch_ends_when_its_agent_ends_with_no_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        // The agent runs through the waits and three holds, then ends.
+        let mut steps: Vec<&[(u32, u32, &[&str])]> = vec![&[BASH, OPENCODE]; WAITS.len() + 3];
+        steps.push(&[BASH]);
+        let table = Steps::new(&steps);
+        let nothing = |_: usize| {};
+        let mut clock = Fake {
+            table: &table,
+            slept: Duration::ZERO,
+            sleeps: 0,
+            at: &nothing,
+        };
+        let (ended, _) = watch(&table, &homes, &db, &pane(), &mut clock).unwrap();
+        assert_eq!((ended, clock.sleeps), (Ended::Gone, WAITS.len() + 4));
+        assert_eq!(recorded(&db), None);
     }
 
     #[test]

@@ -64,7 +64,8 @@ use crate::capture::{apply, observe, Applied, Known};
 /// How long after its process started store correlation is tried for it:
 /// past this only its argv and records are read (the store listing is the
 /// costly part of a scan, and a session that starts later is not this
-/// process's first).
+/// process's first) — except for an agent whose session is written at the
+/// first prompt, which has no recording yet only while no prompt came.
 const CORRELATE_FOR: i64 = 5 * 60 * 1000;
 
 /// How much earlier than its process a recording may be stamped and still
@@ -98,6 +99,9 @@ pub enum Outcome {
     /// agent's own word (its registry entry, a file it holds) that it runs
     /// the conversation: scans keep looking.
     Unproven = 6,
+    /// The agent cannot resume a conversation by its id (Continue's `cn`):
+    /// never recorded, so its pane comes back as a plain shell.
+    NotResumableById = 7,
 }
 
 impl Outcome {
@@ -110,6 +114,7 @@ impl Outcome {
         Outcome::Recorded,
         Outcome::AlreadyRecorded,
         Outcome::Unproven,
+        Outcome::NotResumableById,
     ];
 
     /// The stable name.
@@ -121,6 +126,7 @@ impl Outcome {
             Outcome::Recorded => "recorded",
             Outcome::AlreadyRecorded => "already_recorded",
             Outcome::Unproven => "unproven",
+            Outcome::NotResumableById => "not_resumable_by_id",
         }
     }
 }
@@ -147,14 +153,15 @@ pub fn homes() -> Homes {
     Homes::from_env(&|k| std::env::var_os(k))
 }
 
-/// Whether `argv` (a process's) runs a verified agent itself: a host that
+/// Whether `argv` (a process's) runs a verified agent itself (or one that
+/// cannot resume by id, reported as such): a host that
 /// sees only its shell in a pane's foreground asks this of it before
 /// leaving the pane out of a scan.
 pub fn runs_agent(argv: &[String]) -> bool {
     Catalog::embedded()
         .agents()
         .iter()
-        .filter(|a| a.verified)
+        .filter(|a| a.verified || !a.resumable_by_id)
         .any(|a| is_agent_program(a, argv))
 }
 
@@ -169,6 +176,9 @@ struct Pending {
     found: PaneAgent,
     invocation: Option<String>,
     cwd: Option<PathBuf>,
+    /// The session the shell note says the run resumed, when its argv is
+    /// hidden.
+    noted_id: Option<String>,
 }
 
 /// Scans `panes` and records what is found into the database at `db`.
@@ -203,6 +213,11 @@ pub fn scan(
         s.agent = Some((found.agent, found.process.id));
         s.cwd = table.cwd(found.process.id.pid);
         let decl = catalog.agent(found.agent);
+        if !decl.resumable_by_id {
+            s.outcome = Outcome::NotResumableById;
+            out.push(s);
+            continue;
+        }
         // The same evidence a hook takes: flags and headlessness from the
         // outermost agent process below the pane's first process, a shell
         // note only for that very process.
@@ -249,6 +264,7 @@ pub fn scan(
         s.outcome = Outcome::NoId;
         pending.push(Pending {
             at: out.len(),
+            noted_id: evidence.noted_id,
             invocation: evidence.invocation,
             cwd: s.cwd.clone(),
             found,
@@ -256,9 +272,18 @@ pub fn scan(
         out.push(s);
     }
     // Ids the agents' own signs name are not another pane's new session.
+    let own: Vec<Option<(String, Found)>> = pending
+        .iter()
+        .map(|p| own_id(table, &p.found, homes))
+        .collect();
     let taken: BTreeSet<String> = pending
         .iter()
-        .filter_map(|p| own_id(table, &p.found, homes).map(|(id, _)| id))
+        .zip(&own)
+        .filter_map(|(p, own)| {
+            own.as_ref()
+                .map(|(id, _)| id.clone())
+                .or(p.noted_id.clone())
+        })
         .collect();
     // Nor is an id another pane's recording holds: that pane's agent may
     // have been skipped by this scan (already recorded, unchanged), and a
@@ -277,7 +302,13 @@ pub fn scan(
         .unwrap_or_default();
     let mut listed: BTreeMap<AgentKind, Vec<SessionInfo>> = BTreeMap::new();
     let mut hits: Vec<Option<(String, Found)>> = Vec::with_capacity(pending.len());
-    for p in &pending {
+    for (p, own) in pending.iter().zip(own) {
+        // The agent's own records first; then, for a run that hides its
+        // argv, what its shell note says it resumed; then correlation.
+        if let Some(hit) = own.or_else(|| p.noted_id.clone().map(|id| (id, Found::Argv))) {
+            hits.push(Some(hit));
+            continue;
+        }
         let pane = out[p.at].pane;
         let mut taken = taken.clone();
         taken.extend(
@@ -285,10 +316,13 @@ pub fn scan(
                 .filter(|(other, _)| *other != pane)
                 .map(|(_, id)| id.clone()),
         );
-        let fresh = table
-            .started_at(p.found.process.id)
-            .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
-        let hit = session_of(table, &p.found, homes, &taken, |agent| {
+        // An agent that writes its session at the first prompt is looked
+        // for however long it has run: its first session may come late.
+        let fresh = agent_resume_discover::provider(p.found.agent).first_prompt()
+            || table
+                .started_at(p.found.process.id)
+                .is_some_and(|s| s.until(now) <= CORRELATE_FOR);
+        let hit = session_of(table, &snap, &p.found, homes, &taken, |agent| {
             if !fresh {
                 return Vec::new();
             }
@@ -349,7 +383,15 @@ pub fn scan(
                 apply(store, obs.pane, change, now)?;
             }
         }
-        out[p.at].outcome = Outcome::Recorded;
+        // A resume found by its argv alone (the agent has not yet written
+        // its registry entry or opened its file: Vibe's app server does so
+        // a second or two after the UI starts) is recorded, and scans keep
+        // looking for the agent's own word.
+        out[p.at].outcome = if !proves && awaiting.contains(&out[p.at].pane) {
+            Outcome::Unproven
+        } else {
+            Outcome::Recorded
+        };
         out[p.at].found = Some(found);
     }
     Ok(out)
@@ -583,6 +625,114 @@ mod tests {
     }
 
     #[test]
+    fn a_resume_found_by_its_argv_alone_stays_unproven_until_the_agent_names_it_itself() {
+        // Vibe 3.0.2: the restored `vibe-rs --resume <id>` shows its id in
+        // argv at once; its app server writes the lock naming it a second
+        // or two later. The first scan must not end the watch as recorded.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let home = dir.path().join("home");
+        let homes = Homes::under(&home);
+        let mut store = Store::open(&db).expect("opens");
+        store
+            .queue(
+                "r1",
+                1,
+                UnixMillis(START),
+                &[agent_resume_store::QueueRow {
+                    pane: pane(1),
+                    rank: 0,
+                    agent: AgentKind::Vibe,
+                    session_id: ID.to_owned(),
+                    observed_at: UnixMillis(START - 60_000),
+                }],
+            )
+            .expect("queues");
+        let go = |_: &agent_resume_core::stagger::Queued,
+                  _: &[agent_resume_core::stagger::Queued],
+                  _: u32,
+                  _: UnixMillis| agent_resume_core::stagger::Turn::Go;
+        store
+            .turn_step(pane(1), UnixMillis(START), &go)
+            .expect("starts");
+        drop(store);
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (11, 10, &["/v/vibe/_bin/vibe-rs", "--resume", ID]),
+            (12, 11, &["vibe-app-server"]),
+        ]);
+        let panes = [PaneRef {
+            pane: pane(1),
+            pid: 10,
+        }];
+        let reported = || {
+            Store::open(&db)
+                .expect("opens")
+                .resumes("r1")
+                .expect("reads")[0]
+                .reported_id
+                .clone()
+        };
+        let first = scan(&t, &homes, &db, &panes, UnixMillis(START + 500)).expect("scans");
+        assert_eq!(first[0].outcome, Outcome::Unproven);
+        assert_eq!(first[0].found, Some(Found::Argv));
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id).as_deref(), Some(ID));
+        assert_eq!(
+            reported(),
+            None,
+            "its argv, which the restore wrote, proves nothing"
+        );
+
+        let active = home.join(".vibe/logs/session/active");
+        std::fs::create_dir_all(&active).expect("mkdir");
+        std::fs::write(
+            active.join(format!("{ID}.lock.json")),
+            format!(r#"{{"process_id":12,"session_id":"{ID}"}}"#),
+        )
+        .expect("writes");
+        let second = scan(&t, &homes, &db, &panes, UnixMillis(START + 2_000)).expect("scans");
+        assert_eq!(second[0].outcome, Outcome::AlreadyRecorded);
+        assert_eq!(reported().as_deref(), Some(ID), "its own lock proves it");
+    }
+
+    #[test]
+    fn a_pane_running_continue_is_reported_not_resumable_by_id_and_never_recorded() {
+        // `cn` 1.5.47 has no resume by id: even a `--fork <id>` in its argv
+        // (which silently starts a new session) must not become a recording.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("r.sqlite3");
+        let homes = Homes::under(&dir.path().join("home"));
+        let t = Table::new(&[
+            (10, 1, &["bash"]),
+            (
+                11,
+                10,
+                &["node", "/n/node_modules/.bin/cn", "--fork", ID, "--auto"],
+            ),
+            (20, 1, &["bash"]),
+            (21, 20, &["cn", "--config", "/c.yaml"]),
+        ]);
+        let panes = [
+            PaneRef {
+                pane: pane(1),
+                pid: 10,
+            },
+            PaneRef {
+                pane: pane(2),
+                pid: 20,
+            },
+        ];
+        let out = scan(&t, &homes, &db, &panes, UnixMillis(START + 10_000)).expect("scans");
+        for s in &out {
+            assert_eq!(s.outcome, Outcome::NotResumableById, "{s:?}");
+            assert_eq!(s.agent.map(|(a, _)| a), Some(AgentKind::Continue));
+            assert_eq!(row(&db, s.pane), None, "nothing recorded");
+        }
+        assert_eq!(Outcome::NotResumableById.as_str(), "not_resumable_by_id");
+        assert!(runs_agent(&["cn".to_owned()]), "a host scans the pane");
+    }
+
+    #[test]
     fn a_scan_records_each_panes_agent_from_its_argv_and_leaves_headless_and_this_runs_hook_alone()
     {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -783,6 +933,58 @@ mod tests {
         assert_eq!(out[0].found, Some(Found::Registry));
         let rec = row(&db, pane(1)).expect("recorded");
         assert_eq!((rec.agent, rec.session_id.as_str()), (AgentKind::Qwen, ID));
+    }
+
+    #[test]
+    fn a_pi_that_hides_its_argv_is_recorded_on_the_session_its_shell_note_says_it_resumed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let homes = Homes::under(&dir.path().join("home"));
+        // Pi writes "pi" over its argv (`process.title`); its resumed
+        // session's file is old and not held open: only the line says it.
+        let table = Table::new(&[(10, 1, &["bash"]), (11, 10, &["pi", "", "", ""])]);
+        let pi = Catalog::embedded().agent(AgentKind::Pi);
+        for (n, (line, want)) in [
+            (format!("pi --offline --session {ID}"), Some(ID)),
+            (format!("pi --fork {ID}"), None),
+            ("pi --model gpt-4o".to_owned(), None),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let db = dir.path().join(format!("r{n}.sqlite3"));
+            let (argv, headless) = crate::capture::noted_line(pi, &line).expect("a pi line");
+            let store = Store::open(&db).expect("opens");
+            store
+                .note(
+                    pane(1),
+                    AgentKind::Pi,
+                    &argv,
+                    headless,
+                    Some(10),
+                    UnixMillis(START),
+                )
+                .expect("notes");
+            drop(store);
+            let got = scan(
+                &table,
+                &homes,
+                &db,
+                &[PaneRef {
+                    pane: pane(1),
+                    pid: 10,
+                }],
+                UnixMillis(START + 1_000),
+            )
+            .expect("scans");
+            assert_eq!(
+                row(&db, pane(1)).map(|r| r.session_id).as_deref(),
+                want,
+                "{line}"
+            );
+            if want.is_some() {
+                assert_eq!(got[0].found, Some(Found::Argv), "{line}");
+            }
+        }
     }
 
     #[test]

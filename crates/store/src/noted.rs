@@ -12,7 +12,8 @@ use crate::row::{self, RowState};
 /// An agent command line noted for a pane: flags only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Noted {
-    /// Program word and allowlisted flags.
+    /// Program word and allowlisted flags, then the agent's resume flag and
+    /// the shape-checked session id when the line resumed one.
     pub argv: Vec<String>,
     /// The command line was a headless run.
     pub headless: bool,
@@ -41,7 +42,7 @@ impl Store {
     /// Notes, for `pane`, the program word and allowlisted flags of the agent
     /// command line the user just ran, whether it was a headless run, and
     /// the pid of its launcher (see [`Noted::pid`]). Never the text itself:
-    /// `argv` is what extraction kept.
+    /// `argv` is what extraction kept, and the session id the line resumed.
     pub fn note(
         &self,
         pane: PaneId,

@@ -187,8 +187,8 @@ fn base_args(name: &str) -> &'static [&'static str] {
 
 /// The program words the fake agents are installed under.
 pub const AGENT_PROGRAMS: &[&str] = &[
-    "claude", "codex", "gemini", "opencode", "droid", "grok", "qwen", "copilot", "pi", "auggie",
-    "cline",
+    "claude", "codex", "gemini", "opencode", "droid", "grok", "qwen", "copilot", "pi", "kilo",
+    "auggie", "cline", "vibe",
 ];
 
 /// The fake agent: writes its own basename and then every argument, each

@@ -150,8 +150,16 @@ pub struct AgentDecl {
     pub display: String,
     /// Detection words; the first is the default program word.
     pub commands: Vec<String>,
+    /// Names the agent's own process runs under besides the commands
+    /// (Mistral Vibe's `vibe` launcher execs `…/vibe/_bin/vibe-rs`): they
+    /// recognise the process, and are never replayed as the program word.
+    pub process_names: Vec<String>,
     /// Resumed only when true.
     pub verified: bool,
+    /// Whether the CLI can resume a conversation by its id at all. `false`
+    /// (Continue's `cn`: `--resume` takes the last session) never resumes:
+    /// such a pane comes back as a plain shell, `not_resumable_by_id`.
+    pub resumable_by_id: bool,
     /// The versions the evidence was taken from (`1.2.3`; non-empty when
     /// `verified`).
     pub verified_versions: Vec<String>,

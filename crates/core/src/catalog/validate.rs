@@ -47,9 +47,12 @@ struct RawAgent {
     code: u16,
     display: String,
     commands: Vec<String>,
+    #[serde(default)]
+    process_names: Vec<String>,
     verified: bool,
     #[serde(default)]
     verified_versions: Vec<String>,
+    resumable_by_id: Option<bool>,
     id_shape: String,
     payload: RawPayload,
     #[serde(default)]
@@ -201,7 +204,12 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
     let all_commands: BTreeSet<&str> = raw
         .agent
         .iter()
-        .flat_map(|a| a.commands.iter().map(String::as_str))
+        .flat_map(|a| {
+            a.commands
+                .iter()
+                .chain(&a.process_names)
+                .map(String::as_str)
+        })
         .collect();
     let mut seen_kinds = BTreeSet::new();
     let mut agents = Vec::with_capacity(raw.agent.len());
@@ -220,6 +228,17 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
         }
         if ra.commands.is_empty() || !ra.commands.iter().all(|c| is_plain_word(c)) {
             return Err(rule("commands must be plain words"));
+        }
+        if !ra.process_names.iter().all(|c| is_plain_word(c))
+            || ra.process_names.iter().any(|c| ra.commands.contains(c))
+        {
+            return Err(rule(
+                "process names are plain words other than the commands",
+            ));
+        }
+        let resumable_by_id = ra.resumable_by_id.unwrap_or(true);
+        if !resumable_by_id && (ra.verified || ra.headless.as_ref().is_some_and(|h| h.verified)) {
+            return Err(rule("an agent that cannot resume by id is never verified"));
         }
         let id_shape = shapes
             .get(&ra.id_shape)
@@ -338,8 +357,10 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
                 if !rf.name.starts_with("--") {
                     return Err(rule("a carried flag's canonical name is a long flag"));
                 }
-            } else if rf.posture || rf.plain_values.is_some() || shape.is_some() {
-                return Err(rule("posture and shape only apply to carried flags"));
+            } else if rf.plain_values.is_some() || shape.is_some() {
+                // `posture = true` alone may mark a flag that is never
+                // carried: the review is pinned before anyone carries it.
+                return Err(rule("a shape and plain values only apply to carried flags"));
             }
             let posture = posture_rule(rf, shape.as_ref()).map_err(rule)?;
             flags.push(FlagDecl {
@@ -356,7 +377,9 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
             kind,
             display: ra.display.clone(),
             commands: ra.commands.clone(),
+            process_names: ra.process_names.clone(),
             verified: ra.verified,
+            resumable_by_id,
             verified_versions: ra.verified_versions.clone(),
             id_shape_name: ra.id_shape.clone(),
             id_shape,
@@ -384,7 +407,7 @@ pub(super) fn load(text: &str, kinds: &[AgentKind]) -> Result<Catalog, CatalogEr
     Ok(Catalog { agents, shapes })
 }
 
-/// A carried flag's posture: `posture = true` for every value, or
+/// A flag's posture: `posture = true` for every value, or, carried,
 /// `plain_values` naming the only values that are not posture.
 fn posture_rule(rf: &RawFlag, shape: Option<&Shape>) -> Result<PostureRule, &'static str> {
     let Some(plain) = &rf.plain_values else {

@@ -56,6 +56,8 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@augmentcode/auggie/"),
     registry: None,
     argv_id_flags: &[],
+    // Its session is written at the first exchange, however late.
+    first_prompt: true,
     hook: None,
 };
 

@@ -17,39 +17,58 @@ use crate::provider::HomeEnv;
 use crate::registry::{self, Registered, Registry};
 use crate::store::{mtime, read_small, FileStore, Layout, Projects, Store};
 
-pub(super) const PROVIDER: Provider = Provider {
-    kind: AgentKind::Claude,
+pub(super) const PROVIDER: Provider = transcripts(
+    AgentKind::Claude,
     home,
-    store: Store::Files(FileStore {
-        dir: &["projects"],
-        layout: Layout::Projects(Projects {
-            chats: false,
-            cwd_hint: no_cwd_hint,
-            entry: jsonl_entry,
-            by_path: false,
-        }),
-        session_dir: not_a_dir,
-    }),
-    records: Records {
-        apply: apply_transcript,
-        cut_id_key: None,
-        needs_header: false,
-        document: None,
-    },
-    file_id: jsonl_stem,
-    // The transcript is written at the first prompt: the name check covers it.
-    resumable: unknown_resumable,
-    package: Some("/@anthropic-ai/claude-code/"),
-    registry: Some(Registry {
+    Some("/@anthropic-ai/claude-code/"),
+    Some(Registry {
         of_pids,
         all: registered,
     }),
-    argv_id_flags: &[],
-    hook: Some(HookFile {
+    Some(HookFile {
         file: "settings.json",
         events: &["SessionStart", "UserPromptSubmit"],
     }),
-};
+);
+
+/// A Claude-shaped store under the agent's home: `projects/<slug>/<id>.jsonl`
+/// transcripts, read as Claude's (Claude Code; Qoder CLI writes the same).
+pub(super) const fn transcripts(
+    kind: AgentKind,
+    home: fn(&HomeEnv<'_>) -> Option<PathBuf>,
+    package: Option<&'static str>,
+    registry: Option<Registry>,
+    hook: Option<HookFile>,
+) -> Provider {
+    Provider {
+        kind,
+        home,
+        store: Store::Files(FileStore {
+            dir: &["projects"],
+            layout: Layout::Projects(Projects {
+                chats: false,
+                cwd_hint: no_cwd_hint,
+                entry: jsonl_entry,
+                by_path: false,
+            }),
+            session_dir: not_a_dir,
+        }),
+        records: Records {
+            apply: apply_transcript,
+            cut_id_key: None,
+            needs_header: false,
+            document: None,
+        },
+        file_id: jsonl_stem,
+        // The transcript is written at the first prompt: the name check covers it.
+        resumable: unknown_resumable,
+        package,
+        registry,
+        argv_id_flags: &[],
+        first_prompt: false,
+        hook,
+    }
+}
 
 fn home(env: &HomeEnv<'_>) -> Option<PathBuf> {
     env.var_or("CLAUDE_CONFIG_DIR", env.under(".claude"))

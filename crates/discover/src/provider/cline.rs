@@ -72,6 +72,8 @@ pub(super) const PROVIDER: Provider = Provider {
         all: registered,
     }),
     argv_id_flags: &[],
+    // Its session is written at the first exchange, however late.
+    first_prompt: true,
     hook: None,
 };
 

@@ -33,6 +33,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@openai/codex/"),
     registry: None,
     argv_id_flags: &[],
+    first_prompt: false,
     hook: Some(HookFile {
         file: "config.toml",
         events: &["SessionStart"],

@@ -33,6 +33,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@github/copilot/"),
     registry: None,
     argv_id_flags: &["--session-id"],
+    first_prompt: false,
     hook: None,
 };
 

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use agent_resume_core::AgentKind;
 
-use super::{jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, Provider};
+use super::{
+    jsonl_entry, jsonl_stem, no_cwd_hint, not_a_dir, unknown_resumable, HookFile, Provider,
+};
 use crate::parse::{apply_session_events, Records};
 use crate::provider::HomeEnv;
 use crate::store::{FileStore, Layout, Projects, Store};
@@ -34,7 +36,14 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@factory/cli/"),
     registry: None,
     argv_id_flags: &[],
-    hook: None,
+    first_prompt: false,
+    // 0.225.2: `settings.json` `hooks`, Claude's shape; SessionStart
+    // carries `session_id` (its UI runs it under its own child, see
+    // `ui_child_args`).
+    hook: Some(HookFile {
+        file: ".factory/settings.json",
+        events: &["SessionStart", "UserPromptSubmit"],
+    }),
 };
 
 fn home(env: &HomeEnv<'_>) -> Option<PathBuf> {

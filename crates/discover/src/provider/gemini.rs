@@ -41,6 +41,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/@google/gemini-cli/"),
     registry: None,
     argv_id_flags: &[],
+    first_prompt: false,
     hook: Some(HookFile {
         file: ".gemini/settings.json",
         events: &["SessionStart"],

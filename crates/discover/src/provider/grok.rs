@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use agent_resume_core::{AgentDecl, AgentKind};
 
-use super::{unknown_resumable, Provider};
+use super::{unknown_resumable, HookFile, Provider};
 use crate::file::Kind;
 use crate::json::Line;
 use crate::json::Str;
@@ -62,7 +62,14 @@ pub(super) const PROVIDER: Provider = Provider {
         all: registered,
     }),
     argv_id_flags: &[],
-    hook: None,
+    first_prompt: false,
+    // 1.0.41: every `hooks/*.json` is read and merged (Claude's shape), so
+    // agent-resume's own file is the only one it writes; SessionStart comes
+    // at launch and at a resume, carrying `sessionId` and `session_id`.
+    hook: Some(HookFile {
+        file: "hooks/agent-resume.json",
+        events: &["SessionStart"],
+    }),
 };
 
 fn home(env: &HomeEnv<'_>) -> Option<PathBuf> {

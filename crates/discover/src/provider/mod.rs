@@ -41,16 +41,21 @@ mod auggie;
 mod claude;
 mod cline;
 mod codex;
+#[path = "continue.rs"]
+mod continue_cli;
 mod copilot;
 mod cursor;
 mod droid;
 mod gemini;
 mod grok;
 mod home_env;
+mod kilo;
 mod kimi;
 pub(crate) mod opencode;
 mod pi;
+mod qoder;
 mod qwen;
+mod vibe;
 
 /// The provider of `kind`: the one exhaustive match over the agents
 /// outside the catalog.
@@ -69,8 +74,12 @@ pub fn provider(kind: AgentKind) -> &'static Provider {
         AgentKind::Antigravity => &antigravity::PROVIDER,
         AgentKind::Amp => &amp::PROVIDER,
         AgentKind::Kimi => &kimi::PROVIDER,
+        AgentKind::Kilo => &kilo::PROVIDER,
         AgentKind::Auggie => &auggie::PROVIDER,
         AgentKind::Cline => &cline::PROVIDER,
+        AgentKind::Vibe => &vibe::PROVIDER,
+        AgentKind::Qoder => &qoder::PROVIDER,
+        AgentKind::Continue => &continue_cli::PROVIDER,
     }
 }
 
@@ -85,8 +94,11 @@ pub const READABLE: &[AgentKind] = &[
     AgentKind::Pi,
     AgentKind::Copilot,
     AgentKind::Opencode,
+    AgentKind::Kilo,
     AgentKind::Auggie,
     AgentKind::Cline,
+    AgentKind::Vibe,
+    AgentKind::Qoder,
 ];
 
 /// Everything this crate knows of one agent.
@@ -113,6 +125,9 @@ pub struct Provider {
     /// Flags besides the catalog's resume and launch-id flags whose value
     /// names the session in its argv.
     pub(crate) argv_id_flags: &'static [&'static str],
+    /// Its session is written only at the first prompt, however late that
+    /// comes (OpenCode's row, Pi's file): see [`Provider::first_prompt`].
+    pub(crate) first_prompt: bool,
     /// Its hook settings file, when agent-resume edits it.
     pub(crate) hook: Option<HookFile>,
 }
@@ -126,6 +141,15 @@ impl Provider {
     /// Its hook settings file, when agent-resume edits it.
     pub fn hook(&self) -> Option<&HookFile> {
         self.hook.as_ref()
+    }
+
+    /// Whether its session is written only at the first prompt, however
+    /// late: a capture that has not found the run's session yet keeps
+    /// looking while the agent runs, and correlation takes a session
+    /// started any time after the process when no other run of the agent
+    /// shares its directory ([`crate::scan::session_of`]).
+    pub fn first_prompt(&self) -> bool {
+        self.first_prompt
     }
 }
 
@@ -185,6 +209,7 @@ pub(crate) const fn unread(kind: AgentKind) -> Provider {
         package: None,
         registry: None,
         argv_id_flags: &[],
+        first_prompt: false,
         hook: None,
     }
 }

@@ -34,6 +34,7 @@ pub(super) const PROVIDER: Provider = Provider {
     package: Some("/pi-coding-agent/"),
     registry: None,
     argv_id_flags: &[],
+    first_prompt: true,
     hook: None,
 };
 

@@ -48,6 +48,7 @@ pub(super) const PROVIDER: Provider = Provider {
         all: registered,
     }),
     argv_id_flags: &[],
+    first_prompt: false,
     hook: Some(HookFile {
         file: "settings.json",
         events: &["SessionStart"],

@@ -1,4 +1,4 @@
-//! The reader of OpenCode's database: the `session` table, opened
+//! The reader of OpenCode's database (and its forks'): the `session` table, opened
 //! read-only (`SQLITE_OPEN_READ_ONLY`, `query_only`): nothing is ever
 //! written to it. Columns are looked up first, so a version that renamed
 //! or dropped an optional one still lists what it has; child sessions
@@ -44,8 +44,12 @@ fn columns(c: &Connection, table: &str) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// Every top-level session in the database.
-pub fn list(db: &Path, depth: Depth) -> Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem> {
+/// Every top-level session of `agent` in the database.
+pub fn list(
+    agent: AgentKind,
+    db: &Path,
+    depth: Depth,
+) -> Result<(Vec<SessionInfo>, Vec<PathBuf>), Problem> {
     let c = open(db)?;
     let cols = columns(&c, "session");
     if !cols.contains("id") {
@@ -95,13 +99,13 @@ pub fn list(db: &Path, depth: Depth) -> Result<(Vec<SessionInfo>, Vec<PathBuf>),
         let Ok((id, dir, title, created, updated)) = row else {
             continue;
         };
-        let Some(id) = id.filter(|id| id_ok(AgentKind::Opencode, id)) else {
+        let Some(id) = id.filter(|id| id_ok(agent, id)) else {
             bad.push(db.to_path_buf());
             continue;
         };
         let message_count = (depth == Depth::Full).then(|| counts.get(&id).copied().unwrap_or(0));
         out.push(SessionInfo {
-            agent: AgentKind::Opencode,
+            agent,
             cwd: dir.map(PathBuf::from).filter(|p| p.is_absolute()),
             title: title.as_deref().and_then(|t| clean(t, MAX_TEXT)),
             first_prompt: None,

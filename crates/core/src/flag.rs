@@ -852,12 +852,11 @@ mod tests {
             );
             pinned.push(agent.to_owned());
         }
-        for agent in [
-            "claude", "codex", "gemini", "qwen", "copilot", "droid", "grok",
-        ] {
+        for agent in Catalog::embedded().agents().iter().filter(|a| a.verified) {
+            let agent = agent.kind.as_str();
             assert!(
                 pinned.iter().any(|p| p == agent),
-                "no pinned help for {agent}"
+                "no pinned help for verified {agent}"
             );
         }
     }

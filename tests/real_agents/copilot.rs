@@ -25,11 +25,6 @@ pub(crate) fn setup(s: &mut Setup<'_>) {
 }
 
 #[test]
-fn copilot_with_its_hook_comes_back_after_a_reboot_in_its_conversation() {
-    conformance(&COPILOT, &["--model", "gpt-4o"], true);
-}
-
-#[test]
 fn copilot_with_no_hook_comes_back_after_a_reboot_in_its_conversation() {
     conformance(&COPILOT, &["--model", "gpt-4o"], false);
 }

@@ -163,6 +163,16 @@ impl Acc {
                 if self.cwd.is_none() {
                     self.cwd = scan_str(b, "cwd");
                 }
+                // A record cut short may still name its time before the cut
+                // (Droid's first message: its timestamp comes before a long
+                // content): the session's start, where no whole record
+                // gave an earlier one.
+                if let Some(t) = scan_str(b, "timestamp")
+                    .as_deref()
+                    .and_then(crate::json::parse_time)
+                {
+                    self.started = Some(self.started.map_or(t, |s| s.min(t)));
+                }
                 if self.whole == 0 && self.header_id.is_none() {
                     let key = records.cut_id_key;
                     self.header_id = key.and_then(|k| scan_str(b, k));

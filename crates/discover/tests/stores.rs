@@ -679,3 +679,40 @@ fn parsing_a_session_document_reads_it_as_a_listing_does() {
     let s = parse_session(AgentKind::Cline, &name(CLINE), &c, Depth::Full).unwrap();
     assert_eq!(s.message_count, None, "its messages are in another file");
 }
+
+/// Droid 0.225.2's header names no time; a first message whose content
+/// runs past the record limit is cut, and its timestamp, which comes
+/// before the content, still gives the session's start (correlation needs
+/// it).
+#[test]
+fn a_droid_session_whose_first_message_is_cut_still_has_its_start_time() {
+    let h = Home::new();
+    let cwd = h.work("p");
+    let id = "79f9b49d-d189-4b91-9594-acbfe72bbc20";
+    let at = 1_796_000_000_000;
+    let slug = format!(
+        "-{}",
+        cwd.to_string_lossy().trim_matches('/').replace('/', "-")
+    );
+    let dir = h.home().join(".factory/sessions").join(slug);
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = "x".repeat(2 << 20);
+    let text = format!(
+        "{}\n{}\n",
+        serde_json::json!({"type":"session_start","id":id,"title":"t","cwd":cwd.to_string_lossy()}),
+        serde_json::json!({"type":"message","id":"m1","timestamp":rfc3339(at),
+            "message":{"role":"user","content":[{"type":"text","text":long}]}}),
+    );
+    let p = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&p, text).unwrap();
+    set_mtime(&p, at + 60_000);
+    for depth in [Depth::FAST, Depth::Full] {
+        let l = h.list(depth);
+        let s = l
+            .sessions
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap_or_else(|| panic!("{depth:?}: {:?}", l.notes));
+        assert_eq!(s.started, Some(UnixMillis(at)), "{depth:?}");
+    }
+}

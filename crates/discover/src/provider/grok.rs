@@ -148,15 +148,30 @@ fn summary(bytes: &[u8], acc: &mut Acc) {
     }
 }
 
-/// Chat messages, by role.
-fn apply(acc: &mut Acc, _kind: &str, l: &Line<'_>, raw: Raw<'_>) {
+/// Chat messages, by role: `role` (older records) or, as 1.0.41 writes
+/// them, the record's `type` (`user`, `assistant`, `system`). 1.0.41 wraps
+/// what the user typed in `<user_query>`, after injected `<user_info>` and
+/// `<system-reminder>` user records, which are not the prompt.
+fn apply(acc: &mut Acc, kind: &str, l: &Line<'_>, raw: Raw<'_>) {
     let role = l
         .role
         .get()
-        .or_else(|| l.message.0.as_ref().and_then(|m| m.role.get()));
+        .or_else(|| l.message.0.as_ref().and_then(|m| m.role.get()))
+        .or(matches!(kind, "user" | "assistant" | "system").then_some(kind));
     acc.chat(role, raw, |b| {
-        prompt_text(&b.content).or_else(|| prompt_text(&b.message))
+        user_query(&b.content)
+            .or_else(|| prompt_text(&b.content))
+            .or_else(|| prompt_text(&b.message))
     });
+}
+
+/// The text of a `<user_query>…</user_query>` message, cleaned.
+fn user_query(m: &crate::json::Msg<'_>) -> Option<String> {
+    let t = m.text.as_deref()?.trim();
+    let inner = t
+        .strip_prefix("<user_query>")?
+        .strip_suffix("</user_query>")?;
+    crate::text::clean(inner.trim(), crate::text::MAX_TEXT)
 }
 
 /// `active_sessions.json`, at most 1 MiB.
@@ -261,6 +276,41 @@ mod tests {
             crate::read::Depth::FAST,
         )
         .map(|(s, _)| s)
+    }
+
+    /// Grok 1.0.41's records as it writes them (seen here): keyed by
+    /// `type`, injected user records first, the prompt in `<user_query>`.
+    #[test]
+    fn grok_1_0_41_s_first_prompt_is_its_user_query_past_injected_user_records() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let dir = root.path().join("sessions").join("p").join(ID7);
+        std::fs::create_dir_all(&dir).expect("session dir");
+        let text = |t: &str| serde_json::json!([{"type": "text", "text": t}]);
+        let records = [
+            serde_json::json!({"type": "system", "content": "You are Grok. ".repeat(700)}),
+            serde_json::json!({"type": "user", "content": text("<user_info>\nOS Version: linux\n</user_info>")}),
+            serde_json::json!({"type": "user", "content": text("<system-reminder>\nworkflows\n</system-reminder>")}),
+            serde_json::json!({"type": "user", "content": text("<user_query>\nfix the flaky test\n</user_query>"), "prompt_index": 0}),
+            serde_json::json!({"type": "assistant", "content": "ok", "model_id": "gpt-4o"}),
+        ];
+        let body: String = records.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(dir.join("chat_history.jsonl"), body).expect("history");
+        let mut c = crate::store::Candidate {
+            name_id: Some(ID7.to_owned()),
+            path: dir,
+            id_hint: None,
+            cwd_hint: None,
+            dir: None,
+        };
+        let (s, _) = crate::store::read(
+            AgentKind::Grok,
+            &PROVIDER.store,
+            &PROVIDER.records,
+            &mut c,
+            crate::read::Depth::Full,
+        )
+        .expect("listed");
+        assert_eq!(s.first_prompt.as_deref(), Some("fix the flaky test"));
     }
 
     #[test]

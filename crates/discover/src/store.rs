@@ -75,6 +75,38 @@ pub(crate) type Walk = fn(
     &mut dyn FnMut(Vec<Candidate>),
 );
 
+/// A store whose sessions lie directly in it, each named by its id: for
+/// each entry of `top`, `pick` gives the id its name carries and the path
+/// to read, or skips it; an id the agent's shape refuses is skipped, and a
+/// name that is not UTF-8 is a `BadName` note.
+pub(crate) fn flat(
+    agent: AgentKind,
+    top: Vec<Entry>,
+    out: &mut Vec<Candidate>,
+    notes: &mut Vec<Note>,
+    pick: impl Fn(&str, &Entry) -> Option<(String, PathBuf)>,
+) {
+    for e in top {
+        let Some(name) = e.name() else {
+            notes.push(Note {
+                agent,
+                path: e.path,
+                problem: Problem::BadName,
+            });
+            continue;
+        };
+        if let Some((id, path)) = pick(name, &e).filter(|(id, _)| id_ok(agent, id)) {
+            out.push(Candidate {
+                path,
+                name_id: Some(id),
+                id_hint: None,
+                cwd_hint: None,
+                dir: None,
+            });
+        }
+    }
+}
+
 /// One directory per project.
 pub(crate) struct Projects {
     /// The sessions are in the project's `chats/`.
@@ -499,4 +531,36 @@ fn side_file(sd: &SessionDir, dir: &Path, acc: &mut Acc) -> u64 {
     };
     (sd.read_side)(&bytes, acc);
     bytes.len() as u64
+}
+
+#[cfg(test)]
+mod flat_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::os::unix::ffi::OsStrExt;
+
+    use super::*;
+
+    #[test]
+    fn a_flat_store_lists_only_names_of_the_agent_s_shape_and_notes_names_that_are_not_utf8() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = "f6066ebb-140e-4519-ab63-b9cde0b60b57";
+        for name in [good, "not-an-id", "F6066EBB-140E-4519-AB63-B9CDE0B60B57"] {
+            fs::create_dir(dir.path().join(name)).unwrap();
+        }
+        fs::create_dir(dir.path().join(OsStr::from_bytes(b"bad\xff"))).unwrap();
+        let (mut out, mut notes) = (Vec::new(), Vec::new());
+        flat(
+            AgentKind::Copilot,
+            entries(dir.path()).unwrap(),
+            &mut out,
+            &mut notes,
+            |name, e| Some((name.to_owned(), e.path.clone())),
+        );
+        let ids: Vec<_> = out.iter().filter_map(|c| c.name_id.as_deref()).collect();
+        assert_eq!(ids, [good]);
+        assert_eq!(out[0].path, dir.path().join(good));
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].problem, Problem::BadName);
+    }
 }

@@ -26,7 +26,7 @@ use super::{not_a_dir, unknown_resumable, Provider};
 use crate::json::{parse_time, scan_str, text_of};
 use crate::parse::{Acc, Document, Records};
 use crate::provider::HomeEnv;
-use crate::store::{id_ok, Candidate, Entry, FileStore, Layout, Store};
+use crate::store::{Candidate, Entry, FileStore, Layout, Store};
 use crate::text::{clean, MAX_TEXT};
 use crate::{Note, Problem};
 
@@ -79,28 +79,10 @@ fn walk(
     notes: &mut Vec<Note>,
     _found: &mut dyn FnMut(Vec<Candidate>),
 ) {
-    for e in top {
-        let Some(name) = e.name() else {
-            notes.push(Note {
-                agent: AgentKind::Auggie,
-                path: e.path,
-                problem: Problem::BadName,
-            });
-            continue;
-        };
-        if e.is_dir {
-            continue;
-        }
-        if let Some(id) = json_stem(name).filter(|id| id_ok(AgentKind::Auggie, id)) {
-            out.push(Candidate {
-                name_id: Some(id.to_owned()),
-                path: e.path,
-                id_hint: None,
-                cwd_hint: None,
-                dir: None,
-            });
-        }
-    }
+    crate::store::flat(AgentKind::Auggie, top, out, notes, |name, e| {
+        let id = json_stem(name).filter(|_| !e.is_dir)?;
+        Some((id.to_owned(), e.path.clone()))
+    });
 }
 
 /// A session document's id, start, first prompt, directory and messages.

@@ -98,27 +98,10 @@ fn walk(
     notes: &mut Vec<Note>,
     _found: &mut dyn FnMut(Vec<Candidate>),
 ) {
-    for e in top {
-        let Some(name) = e.name() else {
-            notes.push(Note {
-                agent: AgentKind::Cline,
-                path: e.path,
-                problem: Problem::BadName,
-            });
-            continue;
-        };
-        if !e.is_dir || !id_ok(AgentKind::Cline, name) {
-            continue;
-        }
-        let id = name.to_owned();
-        out.push(Candidate {
-            path: session_file(&e.path, &id),
-            name_id: Some(id),
-            id_hint: None,
-            cwd_hint: None,
-            dir: None,
-        });
-    }
+    crate::store::flat(AgentKind::Cline, top, out, notes, |name, e| {
+        e.is_dir
+            .then(|| (name.to_owned(), session_file(&e.path, name)))
+    });
 }
 
 /// What the user typed, out of the `<user_input mode="…">` wrapper the UI

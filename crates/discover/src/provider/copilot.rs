@@ -11,8 +11,8 @@ use super::{unknown_resumable, Provider};
 use crate::json::{Bodies, Line};
 use crate::parse::{prompt_text, Acc, Raw, Records};
 use crate::provider::HomeEnv;
-use crate::store::{id_ok, Candidate, Entry, FileStore, Layout, SessionDir, Store};
-use crate::{Note, Problem};
+use crate::store::{Candidate, Entry, FileStore, Layout, SessionDir, Store};
+use crate::Note;
 
 pub(super) const PROVIDER: Provider = Provider {
     kind: AgentKind::Copilot,
@@ -51,30 +51,14 @@ fn walk(
     notes: &mut Vec<Note>,
     _found: &mut dyn FnMut(Vec<Candidate>),
 ) {
-    for e in top {
-        let Some(name) = e.name() else {
-            notes.push(Note {
-                agent: AgentKind::Copilot,
-                path: e.path,
-                problem: Problem::BadName,
-            });
-            continue;
-        };
+    crate::store::flat(AgentKind::Copilot, top, out, notes, |name, e| {
         let id = if e.is_dir {
-            Some(name)
+            name
         } else {
-            name.strip_suffix(".jsonl")
+            name.strip_suffix(".jsonl")?
         };
-        if let Some(id) = id.filter(|id| id_ok(AgentKind::Copilot, id)) {
-            out.push(Candidate {
-                name_id: Some(id.to_owned()),
-                path: e.path,
-                id_hint: None,
-                cwd_hint: None,
-                dir: None,
-            });
-        }
-    }
+        Some((id.to_owned(), e.path.clone()))
+    });
 }
 
 fn session_dir(path: &Path) -> Option<SessionDir> {

@@ -27,10 +27,8 @@ use crate::json::{parse_time, Line, Str};
 use crate::parse::{Acc, Raw, Records};
 use crate::provider::HomeEnv;
 use crate::registry::{self, Registered, Registry};
-use crate::store::{
-    id_ok, mtime, read_small, Candidate, Entry, FileStore, Layout, SessionDir, Store,
-};
-use crate::{Note, Problem};
+use crate::store::{mtime, read_small, Candidate, Entry, FileStore, Layout, SessionDir, Store};
+use crate::Note;
 
 /// The most bytes of `meta.json` read (about 800 bytes as written).
 const META_MAX: u64 = 64 << 10;
@@ -87,25 +85,10 @@ fn walk(
     notes: &mut Vec<Note>,
     _found: &mut dyn FnMut(Vec<Candidate>),
 ) {
-    for e in top.into_iter().filter(|e| e.is_dir) {
-        let Some(name) = e.name() else {
-            notes.push(Note {
-                agent: AgentKind::Vibe,
-                path: e.path,
-                problem: Problem::BadName,
-            });
-            continue;
-        };
-        if id_ok(AgentKind::Vibe, name) {
-            out.push(Candidate {
-                name_id: Some(name.to_owned()),
-                path: e.path,
-                id_hint: None,
-                cwd_hint: None,
-                dir: None,
-            });
-        }
-    }
+    let dirs = top.into_iter().filter(|e| e.is_dir).collect();
+    crate::store::flat(AgentKind::Vibe, dirs, out, notes, |name, e| {
+        Some((name.to_owned(), e.path.clone()))
+    });
 }
 
 /// `meta.json`'s keys the listing reads; the rest is skipped unread.

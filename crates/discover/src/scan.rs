@@ -430,21 +430,12 @@ pub fn own_id(
         return Some((id, Found::Registry));
     }
     let agent = Catalog::embedded().agent(found.agent);
-    let held = open_file_id(table, found, homes);
     if !found.rewritten {
         if let Some(id) = argv_id(agent, &found.argv) {
-            // A file the agent holds for the same id is the agent's own
-            // word that it runs it (a resume's argv is only what it was
-            // asked): the stronger source, the same id.
-            let found = if held.as_deref() == Some(id.as_str()) {
-                Found::OpenFile
-            } else {
-                Found::Argv
-            };
-            return Some((id, found));
+            return Some((id, Found::Argv));
         }
     }
-    held.map(|id| (id, Found::OpenFile))
+    open_file_id(table, found, homes).map(|id| (id, Found::OpenFile))
 }
 
 /// The one session of `agent` in `cwd` that started between

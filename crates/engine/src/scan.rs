@@ -369,7 +369,8 @@ pub fn scan(
         let change = capture.observe(&obs, &known, now);
         // What the agent wrote itself (its registry entry, the file it
         // holds, its store) proves a resume of the pane; its argv, which
-        // the restore wrote, does not.
+        // the restore wrote, does not: the next scan looks for the agent's
+        // own word (`Outcome::Unproven` above).
         let proves = matches!(
             found,
             Found::Registry | Found::OpenFile | Found::Correlation

@@ -597,6 +597,33 @@ fn seed(agent: &str, home: &Path, proj: &Path, url: &str) {
     }
 }
 
+/// A user's directories under `root` (`home` with its `XDG_*` ones, and
+/// `bin` holding agent-resume, as a user installs it) and the `PATH` that
+/// finds agent-resume, each of `exes`, node, then the system's.
+fn user_root(root: &Path, exes: &[PathBuf]) -> OsString {
+    let node = require("node");
+    for d in [
+        "home/.config",
+        "home/.local/share",
+        "home/.local/state",
+        "home/.cache",
+        "bin",
+    ] {
+        fs::create_dir_all(root.join(d)).expect("creates the user's directories");
+    }
+    std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
+        .expect("links agent-resume");
+    let mut path = vec![root.join("bin")];
+    path.extend(exes.iter().map(|e| e.parent().unwrap().to_owned()));
+    path.extend(
+        [node.parent().unwrap(), Path::new("/usr/local/bin")]
+            .map(Path::to_owned)
+            .into_iter()
+            .chain(["/usr/bin", "/bin"].map(PathBuf::from)),
+    );
+    std::env::join_paths(path).expect("a PATH")
+}
+
 /// An isolated home for one CLI: its environment, project directory and
 /// the stand-in it talks to.
 struct Sandbox {
@@ -613,29 +640,12 @@ struct Sandbox {
 impl Sandbox {
     fn new(cli: &'static Cli, replies: bool) -> Sandbox {
         let exe = installed(cli);
-        let node = require("node");
         let mut env = PrivateEnv::bare(agent_resume());
         let root = env.root().to_owned();
         let home = root.join("home");
-        for d in [
-            "home/.config",
-            "home/.local/share",
-            "home/.local/state",
-            "home/.cache",
-            "work/proj",
-            "bin",
-        ] {
-            fs::create_dir_all(root.join(d)).expect("creates the sandbox");
-        }
-        // agent-resume on PATH, as a user installs it.
-        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
-            .expect("links agent-resume");
-        let path = format!(
-            "{}:{}:{}:/usr/local/bin:/usr/bin:/bin",
-            root.join("bin").display(),
-            exe.parent().unwrap().display(),
-            node.parent().unwrap().display()
-        );
+        fs::create_dir_all(root.join("work/proj")).expect("creates the project");
+        let path = user_root(&root, std::slice::from_ref(&exe));
+        let path = path.to_string_lossy().into_owned();
         let server = StandIn::start(replies);
         let url = server.url();
         offline_env(&mut env, &home, &path, |_| url.clone());
@@ -2102,31 +2112,11 @@ impl Machine {
     fn new(agents: &[(&'static Cli, &'static [&'static str])], hooks: bool) -> Machine {
         let bash = require("bash");
         require("tmux");
-        let node = require("node");
         let exes: Vec<PathBuf> = agents.iter().map(|(cli, _)| installed(cli)).collect();
         let mut env = PrivateEnv::bare(agent_resume());
         let root = env.root().to_owned();
         let home = root.join("home");
-        for d in [
-            "home/.config",
-            "home/.local/share",
-            "home/.local/state",
-            "home/.cache",
-            "bin",
-        ] {
-            fs::create_dir_all(root.join(d)).expect("creates the machine");
-        }
-        std::os::unix::fs::symlink(agent_resume(), root.join("bin/agent-resume"))
-            .expect("links agent-resume");
-        let mut path = vec![root.join("bin")];
-        path.extend(exes.iter().map(|e| e.parent().unwrap().to_owned()));
-        path.extend(
-            [node.parent().unwrap(), Path::new("/usr/local/bin")]
-                .map(Path::to_owned)
-                .into_iter()
-                .chain(["/usr/bin", "/bin"].map(PathBuf::from)),
-        );
-        let path = std::env::join_paths(path).expect("a PATH");
+        let path = user_root(&root, &exes);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());

@@ -126,6 +126,28 @@ fn agent_process(agent: &AgentDecl, chain: &[ProcessInfo], at: usize) -> Option<
     })
 }
 
+/// Whether a process of another declared agent than `agent` runs above
+/// `from` (one walk of its parents, up to `top`): that agent, not
+/// `agent`, started what runs there.
+pub fn another_agent_above(
+    table: &dyn ProcessTable,
+    from: u32,
+    agent: &AgentDecl,
+    catalog: &Catalog,
+    top: Top<'_>,
+) -> bool {
+    let pane_root = match top {
+        Top::Pane(pid) => Some(pid),
+        Top::Environment(_) => None,
+    };
+    ancestors(table, from, pane_root).chain.iter().any(|p| {
+        catalog
+            .agents()
+            .iter()
+            .any(|a| a.kind != agent.kind && is_agent_program(a, &p.argv))
+    })
+}
+
 /// The provenance of `agent` for the process `from` (a hook's parent, or
 /// the agent process a scan found), walking parents up to `top`.
 pub fn provenance(

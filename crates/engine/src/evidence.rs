@@ -34,7 +34,7 @@
 //! right pane gets the right conversation or none.
 
 use agent_resume_core::{extract_words, AgentDecl, Catalog, Extraction, PaneId, UnixMillis};
-use agent_resume_discover::lineage::{provenance, Provenance, Top};
+use agent_resume_discover::lineage::{another_agent_above, provenance, Provenance, Top};
 use agent_resume_discover::process::{is_shared_server, AgentProcess, ProcessTable};
 use agent_resume_store::{Noted, Store};
 
@@ -166,13 +166,7 @@ pub fn from_table(
     let catalog = Catalog::embedded();
     let found = provenance(table, parent, agent, catalog, top);
     if matches!(found, Provenance::NoAgent)
-        && catalog.agents().iter().any(|other| {
-            other.kind != agent.kind
-                && !matches!(
-                    provenance(table, parent, other, catalog, top),
-                    Provenance::NoAgent
-                )
-        })
+        && another_agent_above(table, parent, agent, catalog, top)
     {
         return Err(Unattached::AnotherAgent);
     }

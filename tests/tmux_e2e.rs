@@ -1424,11 +1424,12 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
     assert_eq!(resumed.len(), 1, "{resumed:#?}");
     assert_eq!(resumed[0].argv, expected[&Role::Codex].0[1..]);
     // The codex pane took its line by the key it was started with: its
-    // shell never asked the server which pane it is, as the plain shells,
-    // which have no line and so no key, each did. (The background capture
-    // the take starts once the line is out asks for the pane's first
+    // shell never asked the server which pane it is. The plain shells have
+    // no line and so no key: they take nothing and run no tmux at all,
+    // neither at their start nor at their prompt. (The background capture
+    // the take starts once the line is out asks for the codex pane's first
     // process, `#{pane_pid} #{@agent_resume_pane}`: not the take's own
-    // question.)
+    // question, and the proof that the wrapper notes this pane's calls.)
     let codex = live
         .iter()
         .find(|l| l.stable == b.stable[&Role::Codex])
@@ -1441,13 +1442,32 @@ fn a_window_of_six_panes_is_recreated_whole_and_its_agent_resumed() {
             .filter(|l| l.ends_with(" #{@agent_resume_pane}") && !l.contains("#{pane_pid}"))
             .count()
     };
-    let log = wait_for("each plain shell to ask for its pane's id", || {
-        let log = fs::read_to_string(&calls).unwrap_or_default();
-        live.iter()
-            .filter(|l| l.target != codex)
-            .all(|l| asked(&log, &l.target) == 1)
-            .then_some(log)
-    });
+    let log = wait_for(
+        "the codex pane's capture to ask for its first process, and each plain shell's prompt",
+        || {
+            let log = fs::read_to_string(&calls).unwrap_or_default();
+            let captured = log.lines().any(|l| {
+                l.starts_with(&format!("{codex} "))
+                    && l.contains("#{pane_pid} #{@agent_resume_pane}")
+            });
+            let prompts = live
+                .iter()
+                .filter(|l| l.target != codex)
+                .all(|l| w.tmux.screen(&l.target).contains("bash$ "));
+            (captured && prompts).then_some(log)
+        },
+    );
+    for plain in live.iter().filter(|l| l.target != codex) {
+        let ran: Vec<&str> = log
+            .lines()
+            .filter(|l| l.starts_with(&format!("{} ", plain.target)))
+            .collect();
+        assert!(
+            ran.is_empty(),
+            "the plain shell in {} ran tmux: {ran:#?}",
+            plain.target
+        );
+    }
     assert_eq!(
         asked(&log, &codex),
         0,

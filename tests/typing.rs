@@ -27,6 +27,7 @@ use std::process::Output;
 
 use agent_resume_test_support::tmux::{Sh, Tmux};
 use agent_resume_test_support::{require, wait_for, PrivateEnv};
+use agent_resume_tmux::PROMPT_DIR;
 use serde_json::Value;
 
 /// A fresh session id for each world's pane: restore skips an id that any
@@ -110,6 +111,19 @@ impl World {
 
     fn p(&self, rel: &str) -> PathBuf {
         self.env.root().join(rel)
+    }
+
+    /// The prompt the integration published for `pane` (its prompt file
+    /// in the private directory under `XDG_STATE_HOME`), as the restore
+    /// reads it; empty when none.
+    fn published(&self, pane: &str) -> String {
+        let key = self.tmux.pane_format(pane, "#{pid} #{pane_id}");
+        let (server, id) = key.split_once(" %").expect("a server pid and a pane id");
+        let dir = self.p("xdg-state/agent-resume").join(PROMPT_DIR);
+        agent_resume_tmux::Prompts::at(dir)
+            .published(server.parse().unwrap(), id.parse().unwrap())
+            .map(|p| format!("{}:{}", p.seq, p.pid))
+            .unwrap_or_default()
     }
 
     /// Two rc files per shell: one loading the integration, one not.
@@ -631,7 +645,7 @@ fn a_prompt_left_published_by_a_shell_that_ended_never_lets_keys_into_the_progra
         w.tmux.type_line(&pane, &script);
         wait_for("the inner shell's prompt", || {
             let screen = w.tmux.screen(&pane);
-            let marker = w.tmux.pane_format(&pane, "#{@agent_resume_prompt}");
+            let marker = w.published(&pane);
             (prompts(&screen) >= 2 && !marker.is_empty()).then_some(())
         });
         w.tmux.ok(&["send-keys", "-t", &pane, "C-d"]);
@@ -642,9 +656,7 @@ fn a_prompt_left_published_by_a_shell_that_ended_never_lets_keys_into_the_progra
             (w.tmux.pane_format(&pane, "#{pane_current_command}") == "bash").then_some(())
         });
         assert!(
-            !w.tmux
-                .pane_format(&pane, "#{@agent_resume_prompt}")
-                .is_empty(),
+            !w.published(&pane).is_empty(),
             "{}: the ended shell's prompt is still published",
             w.name()
         );

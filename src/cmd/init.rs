@@ -53,8 +53,18 @@ pub fn script(target: Target) -> anyhow::Result<String> {
         Target::Tmux => return Ok(tmux_hooks()),
         Target::Kitty => return kitty_conf(),
     };
+    // The private directory prompts are published in (made when missing);
+    // none, and no prompt is ever published, when it is not private.
+    let prompts = agent_resume_tmux::Prompts::here()
+        .and_then(|p| {
+            p.ensure()
+                .ok()
+                .and_then(|d| d.to_str().and_then(|d| quote(d).ok()))
+        })
+        .unwrap_or_else(|| "''".to_owned());
     Ok(template
         .replace("@AGENT_RESUME_BIN@", &bin)
+        .replace("@AGENT_RESUME_PROMPTS@", &prompts)
         .replace("@AGENT_RESUME_COMMANDS@", &words.join(" ")))
 }
 

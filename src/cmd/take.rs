@@ -43,6 +43,10 @@ pub struct Args {
     /// The shell that will run the line.
     #[arg(long)]
     shell: Shell,
+    /// The pane whose line a restore could not type into this tmux pane
+    /// (its pending note, taken once); nothing to take without one.
+    #[arg(long, conflicts_with = "pane")]
+    pending: bool,
     /// The pane already has user input: refuse and drop the armed line.
     #[arg(long)]
     has_input: bool,
@@ -63,9 +67,15 @@ pub struct Args {
 
 const NOTHING: u8 = 1;
 
-pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
+pub fn run(mut args: Args, o: &Overrides) -> Result<ExitCode> {
     if !config::gate_quiet(o).enabled {
         return Ok(ExitCode::from(NOTHING));
+    }
+    if args.pending {
+        match locate::pending() {
+            Some(pane) => args.pane = Some(pane.to_string()),
+            None => return Ok(ExitCode::from(NOTHING)),
+        }
     }
     let now = match &args.now {
         Some(t) => when::parse(t)?,

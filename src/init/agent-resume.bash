@@ -8,11 +8,14 @@
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
 #   and runs it: the line is never typed into your editor.
 # - inside tmux, publishes at each prompt that the shell sits idle at it
-#   (the pane option @agent_resume_prompt, cleared when a line runs), and
-#   answers a probe key with whether the line being edited is empty, so
-#   `agent-resume tmux restore` types only into an empty, idle prompt; a
-#   line it could not type is taken at the next prompt.
+#   (its pane's prompt file, emptied when a line runs), and answers a probe
+#   key with whether the line being edited is empty, so `agent-resume tmux
+#   restore` types only into an empty, idle prompt; a line it could not
+#   type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+# A prompt and a line cost no process: builtins and variables only (a
+# process runs when an agent starts or ends, and at a pane's first prompt
+# only when a restore made that pane).
 
 __agent_resume_bin=@AGENT_RESUME_BIN@
 # The key `tmux restore` started this pane with serves its first take
@@ -23,8 +26,10 @@ unset -v AGENT_RESUME_TAKE
 __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 export AGENT_RESUME_SHELL=bash
-__agent_resume_seen=
-__agent_resume_ran=
+__agent_resume_running=
+__agent_resume_armed=
+# The directory this user's prompt files live in (private, made by init).
+__agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
 case ":${HISTIGNORE-}:" in
   *':*AGENT_RESUME_LINE=1*:'*) ;;
@@ -69,22 +74,18 @@ if [ -n "${KITTY_WINDOW_ID-}" ] && [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-
   export AGENT_RESUME_KITTY_WINDOW="$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
 fi
 
-# The last history entry without its number.
-__agent_resume_last() {
-  local entry
-  entry=$(HISTTIMEFORMAT= builtin history 1)
-  entry=${entry#"${entry%%[![:space:]]*}"}
-  printf '%s' "${entry#*[[:space:]]}"
-}
-
-# Runs from PS0, in a subshell, just before a command line executes.
-__agent_resume_preexec() {
-  __agent_resume_in_tmux && command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+# The first simple command of each line, before it runs (from the DEBUG
+# trap, armed by PS0 so nothing else — the prompt's own commands, the
+# commands after the first — pays more than one test): empties the prompt
+# file and notes an agent launch.
+__agent_resume_line() {
+  __agent_resume_armed=
+  [ -n "$__agent_resume_prompt_file" ] && : 2>/dev/null >|"$__agent_resume_prompt_file"
   __agent_resume_has_pane || return 0
-  local line
-  line=$(__agent_resume_last)
-  __agent_resume_is_agent "$line" || return 0
-  "$__agent_resume_bin" note --shell bash --shell-pid "$$" <<<"$line" >/dev/null 2>&1
+  __agent_resume_is_agent "$1" || return 0
+  __agent_resume_running=1
+  "$__agent_resume_bin" note --shell bash --shell-pid "$$" <<<"$1" >/dev/null 2>&1
+  return 0
 }
 
 __agent_resume_ended() {
@@ -101,15 +102,6 @@ __agent_resume_resumed_ended() {
   __agent_resume_ended "$1"
 }
 
-# Whether history drops a line that repeats the last entry (ignoredups,
-# ignoreboth — Debian's default .bashrc — or erasedups).
-__agent_resume_drops_dups() {
-  case ":${HISTCONTROL-}:" in
-    *:ignoredups:* | *:ignoreboth:* | *:erasedups:*) return 0 ;;
-  esac
-  return 1
-}
-
 # Inside tmux, with a pane tmux named (`%N`).
 __agent_resume_in_tmux() {
   [ -n "${TMUX-}" ] || return 1
@@ -124,31 +116,44 @@ __agent_resume_in_tmux() {
 
 __agent_resume_seq=0
 __agent_resume_ps2=
+__agent_resume_no_pending=
+# This pane's prompt file: `tmux-<server pid>-<pane number>`, from $TMUX
+# (`<socket>,<server pid>,<session>`) and $TMUX_PANE.
+__agent_resume_prompt_file=
+if __agent_resume_in_tmux && [ -n "$__agent_resume_prompts" ]; then
+  __agent_resume_prompt_file=${TMUX%,*}
+  __agent_resume_prompt_file=${__agent_resume_prompt_file##*,}
+  case $__agent_resume_prompt_file in
+    '' | *[!0-9]*) __agent_resume_prompt_file= ;;
+    *) __agent_resume_prompt_file="$__agent_resume_prompts/tmux-$__agent_resume_prompt_file-${TMUX_PANE#%}" ;;
+  esac
+fi
 
-# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
-# reads whether `tmux restore` left this pane a line to take (its id).
+# At each prompt, inside tmux: takes the line a restore left pending for
+# this pane (its note exists: one stat), then publishes `<seq>:<pid>` in
+# the prompt file. Builtins only.
 __agent_resume_publish() {
-  __agent_resume_in_tmux || return 0
+  [ -n "$__agent_resume_prompt_file" ] || return 0
   __agent_resume_seq=$((__agent_resume_seq + 1))
   __agent_resume_ps2=
-  # A continuation prompt (PS2) sets the flag as it is drawn (see below).
+  # A continuation prompt (PS2) sets the flag as it is drawn (see below),
+  # also when the user's rc set PS2 after this file.
   case $PS2 in
     *__agent_resume_ps2*) ;;
     *) PS2='${__agent_resume_ps2:0:$((__agent_resume_ps2=1,0))}'"$PS2" ;;
   esac
-  local pending line
-  pending=$(command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$$" \; \
-    show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null) || return 0
-  [ -n "$pending" ] || return 0
-  command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
-    set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-  line=$("$__agent_resume_bin" take --pane "$pending" --shell bash --shell-pid "$$" 2>/dev/null) || {
-    __agent_resume_publish
-    return 0
-  }
-  eval "$line"
-  __agent_resume_resumed_ended $?
-  __agent_resume_publish
+  if [ -z "$__agent_resume_no_pending" ] && [ -e "$__agent_resume_prompt_file.pending" ]; then
+    local line
+    if line=$("$__agent_resume_bin" take --pending --shell bash --shell-pid "$$" 2>/dev/null); then
+      eval "$line"
+      __agent_resume_resumed_ended $?
+      __agent_resume_seq=$((__agent_resume_seq + 1))
+    fi
+    # A note the take could not read stays: never asked again by this shell.
+    [ -e "$__agent_resume_prompt_file.pending" ] && __agent_resume_no_pending=1
+  fi
+  printf '%s' "$__agent_resume_seq:$$" 2>/dev/null >|"$__agent_resume_prompt_file"
+  return 0
 }
 
 # The probe key: answers `<seq>:empty` only when the line being edited is
@@ -171,20 +176,12 @@ if __agent_resume_in_tmux; then
 fi
 
 __agent_resume_precmd() {
-  local st=$? entry ran=$__agent_resume_ran
-  __agent_resume_ran=
-  entry=$(HISTTIMEFORMAT= builtin history 1)
-  # The line that just ran is the new history entry; when a line ran (PS0
-  # was shown) but history kept none, it was most likely a re-run of the
-  # last entry that history dropped as a duplicate. (A space-prefixed line
-  # under ignoreboth, right after an agent, is the one case this misreads.)
-  if [ -n "$__agent_resume_seen" ] && __agent_resume_has_pane \
-    && { [ "$entry" != "$__agent_resume_seen" ] \
-      || { [ -n "$ran" ] && __agent_resume_drops_dups; }; } \
-    && __agent_resume_is_agent "$(__agent_resume_last)"; then
+  local st=$?
+  __agent_resume_armed=
+  if [ -n "$__agent_resume_running" ]; then
+    __agent_resume_running=
     __agent_resume_ended "$st"
   fi
-  __agent_resume_seen=${entry:-none}
   __agent_resume_first
   __agent_resume_kitty_save
   # Last: the prompt is published only once nothing else runs before it.
@@ -199,7 +196,13 @@ __agent_resume_kitty_save() {
 }
 
 __agent_resume_first() {
-  __agent_resume_has_pane || return 0
+  # A line waits at a first prompt only in a pane a restore made: inside
+  # tmux one started with a take key, elsewhere one a host named.
+  if __agent_resume_in_tmux; then
+    [ -n "$__agent_resume_take_key" ] || return 0
+  else
+    [ -n "${AGENT_RESUME_PANE-}" ] || return 0
+  fi
   # Only the pane's first shell takes: a nested shell inherits the marker.
   # It names this pane, so a pane that inherits it from elsewhere (a tmux
   # server started from a shell of ours) still takes.
@@ -215,9 +218,22 @@ __agent_resume_first() {
 }
 
 # PS0 is expanded by this shell just before a line runs (never for an empty
-# line): the arithmetic sets the flag here and expands to nothing; the
-# command substitution notes the line in a subshell.
-PS0="${PS0-}"'${__agent_resume_ran:0:$((__agent_resume_ran=1,0))}$(__agent_resume_preexec)'
+# line): the arithmetic arms the DEBUG trap for the line's first simple
+# command and expands to nothing. No subshell, no process.
+PS0="${PS0-}"'${__agent_resume_armed:0:$((__agent_resume_armed=1,0))}'
+# With bash-preexec, its preexec functions share the DEBUG trap; otherwise
+# the trap runs one test per simple command until PS0 arms it.
+if [ -n "${bash_preexec_imported-}${__bp_imported-}" ]; then
+  __agent_resume_preexec() {
+    [ -z "$__agent_resume_armed" ] || __agent_resume_line "$1"
+  }
+  case " ${preexec_functions[*]-} " in
+    *' __agent_resume_preexec '*) ;;
+    *) preexec_functions+=(__agent_resume_preexec) ;;
+  esac
+else
+  trap '[ -z "$__agent_resume_armed" ] || __agent_resume_line "$BASH_COMMAND"' DEBUG
+fi
 case ";${PROMPT_COMMAND-};" in
   *';__agent_resume_precmd;'*) ;;
   *) PROMPT_COMMAND="__agent_resume_precmd${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;;

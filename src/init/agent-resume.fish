@@ -10,11 +10,14 @@
 #   foreground), only while the command line is empty: a line already
 #   being typed is never added to, and the armed line is dropped;
 # - inside tmux, publishes at each prompt that the shell sits idle at it
-#   (the pane option @agent_resume_prompt, cleared when a line runs), and
-#   answers a probe key with whether the line being edited is empty, so
-#   `agent-resume tmux restore` types only into an empty, idle prompt; a
-#   line it could not type is taken at the next prompt.
+#   (its pane's prompt file, emptied when a line runs), and answers a probe
+#   key with whether the line being edited is empty, so `agent-resume tmux
+#   restore` types only into an empty, idle prompt; a line it could not
+#   type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+# A prompt and a line cost no process: builtins and variables only (a
+# process runs when an agent starts or ends, and at a pane's first prompt
+# only when a restore made that pane).
 #
 # fish runs a command as a job of its own (its process group, the
 # terminal, default signals, the terminal's normal modes) only when its
@@ -37,6 +40,8 @@ set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 set -gx AGENT_RESUME_SHELL fish
 set -g __agent_resume_running
+# The directory this user's prompt files live in (private, made by init).
+set -g __agent_resume_prompts @AGENT_RESUME_PROMPTS@
 
 function __agent_resume_has_pane
     set -q AGENT_RESUME_PANE; and test -n "$AGENT_RESUME_PANE"; and return 0
@@ -81,7 +86,7 @@ end
 
 set -g __agent_resume_was_resumed
 function __agent_resume_preexec --on-event fish_preexec
-    __agent_resume_in_tmux; and command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+    test -n "$__agent_resume_prompt_file"; and __agent_resume_write_prompt ''
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
     # The resumed line (taken below) ends as an agent typed here does, but
@@ -153,20 +158,32 @@ function __agent_resume_run_taken --argument-names what
         set key $__agent_resume_take_key
         set -g __agent_resume_take_key
     else
-        set take $take --pane $what
+        set take $take --pending
     end
     # Input already typed: leave the armed line for no one (take drops it).
     if test -n "$(commandline)"
         AGENT_RESUME_TAKE="$key" $__agent_resume_bin $take --has-input >/dev/null 2>&1
+        __agent_resume_pending_stuck $what
         return 1
     end
-    set -l line (AGENT_RESUME_TAKE="$key" $__agent_resume_bin $take 2>/dev/null); or return 1
+    set -l line (AGENT_RESUME_TAKE="$key" $__agent_resume_bin $take 2>/dev/null)
+    set -l st $status
+    __agent_resume_pending_stuck $what
+    test $st -eq 0; or return 1
     test (count $line) -eq 1; or return 1
     # The command line holds a fixed word, and the line runs inside it;
     # the leading space keeps that word out of history.
     set -g __agent_resume_line $line
     commandline -r -- ' __agent_resume_resume'
     commandline -f execute
+end
+
+# A pending note the take could not read stays: never asked again by
+# this shell.
+function __agent_resume_pending_stuck --argument-names what
+    test "$what" = pending; and test -e "$__agent_resume_prompt_file.pending"
+    and set -g __agent_resume_no_pending 1
+    return 0
 end
 
 # The line the terminal's answer took, run once as a job of the line
@@ -181,7 +198,13 @@ end
 
 function __agent_resume_first_prompt
     functions -e __agent_resume_first_prompt
-    __agent_resume_has_pane; or return 0
+    # A line waits at a first prompt only in a pane a restore made: inside
+    # tmux one started with a take key, elsewhere one a host named.
+    if __agent_resume_in_tmux
+        test -n "$__agent_resume_take_key"; or return 0
+    else
+        set -q AGENT_RESUME_PANE; and test -n "$AGENT_RESUME_PANE"; or return 0
+    end
     # Only the pane's first shell takes: a nested shell inherits the marker.
     # It names this pane, so a pane that inherits it from elsewhere (a tmux
     # server started from a shell of ours) still takes.
@@ -201,9 +224,24 @@ function __agent_resume_in_tmux
 end
 
 set -g __agent_resume_seq 0
+set -g __agent_resume_no_pending
+# This pane's prompt file: `tmux-<server pid>-<pane number>`, from $TMUX
+# (`<socket>,<server pid>,<session>`) and $TMUX_PANE.
+set -g __agent_resume_prompt_file
+if __agent_resume_in_tmux; and test -n "$__agent_resume_prompts"
+    set -l server (string split , -- "$TMUX")[-2]
+    string match -qr '^[0-9]+$' -- "$server"
+    and set -g __agent_resume_prompt_file "$__agent_resume_prompts/tmux-$server-"(string sub -s 2 -- "$TMUX_PANE")
+end
 
-# Inside kitty (outside tmux): the kitty snapshot is saved in the background
-# at each prompt, so it is current whenever kitty ends.
+# Writes the prompt file (a builtin and a redirection; a file that cannot
+# be written is no prompt, and says nothing).
+function __agent_resume_write_prompt --argument-names text
+    begin
+        printf '%s' "$text" >$__agent_resume_prompt_file
+    end 2>/dev/null
+end
+
 function __agent_resume_kitty_save
     set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; or return 0
     set -q TMUX; and test -n "$TMUX"; and return 0
@@ -211,23 +249,22 @@ function __agent_resume_kitty_save
     disown 2>/dev/null
 end
 
-# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
-# reads whether `tmux restore` left this pane a line to take (its id).
-# The first prompt's question goes before it; while a question is
-# outstanding, a line is about to run and the prompt is not published.
+# At each prompt, inside tmux: publishes `<seq>:<pid>` in the prompt
+# file, or first takes the line a restore left pending for this pane (its
+# note exists: one stat) from the line editor, as at a first prompt.
+# Builtins only. The first prompt's question goes before it; while a
+# question is outstanding, a line is about to run and the prompt is not
+# published.
 function __agent_resume_publish --on-event fish_prompt
     functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
     __agent_resume_kitty_save
     test -z "$__agent_resume_asked"; or return 0
-    __agent_resume_in_tmux; or return 0
+    test -n "$__agent_resume_prompt_file"; or return 0
     set -g __agent_resume_seq (math $__agent_resume_seq + 1)
-    set -l pending (command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$__agent_resume_seq:$fish_pid" \; \
-        show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null); or return 0
-    test -n "$pending"; or return 0
-    command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
-        set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-    # As at the first prompt: the line runs from the line editor.
-    __agent_resume_ask "$pending[1]"
+    if test -z "$__agent_resume_no_pending"; and test -e "$__agent_resume_prompt_file.pending"
+        __agent_resume_ask pending; and return 0
+    end
+    __agent_resume_write_prompt "$__agent_resume_seq:$fish_pid"
 end
 
 # The probe key: answers `<seq>:empty` only when the line being edited

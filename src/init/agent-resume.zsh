@@ -8,11 +8,14 @@
 # - at the pane's first prompt, takes the pane's armed resume line, if any,
 #   and runs it: the line is never typed into your editor.
 # - inside tmux, publishes at each prompt that the shell sits idle at it
-#   (the pane option @agent_resume_prompt, cleared when a line runs), and
-#   answers a probe key with whether the line being edited is empty, so
-#   `agent-resume tmux restore` types only into an empty, idle prompt; a
-#   line it could not type is taken at the next prompt.
+#   (its pane's prompt file, emptied when a line runs), and answers a probe
+#   key with whether the line being edited is empty, so `agent-resume tmux
+#   restore` types only into an empty, idle prompt; a line it could not
+#   type is taken at the next prompt.
 # Nothing runs unless the pane has an id (AGENT_RESUME_PANE, or TMUX_PANE).
+# A prompt and a line cost no process: builtins and variables only (a
+# process runs when an agent starts or ends, and at a pane's first prompt
+# only when a restore made that pane).
 
 typeset -g _agent_resume_bin=@AGENT_RESUME_BIN@
 # The key `tmux restore` started this pane with serves its first take
@@ -24,6 +27,8 @@ typeset -ga _agent_resume_agents=(@AGENT_RESUME_COMMANDS@)
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 export AGENT_RESUME_SHELL=zsh
 typeset -g _agent_resume_running=
+# The directory this user's prompt files live in (private, made by init).
+typeset -g _agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
 _agent_resume_history() {
   [[ $1 != *AGENT_RESUME_LINE=1* ]]
@@ -71,23 +76,37 @@ _agent_resume_in_tmux() {
 }
 
 typeset -gi _agent_resume_seq=0
+typeset -g _agent_resume_no_pending=
+# This pane's prompt file: `tmux-<server pid>-<pane number>`, from $TMUX
+# (`<socket>,<server pid>,<session>`) and $TMUX_PANE.
+typeset -g _agent_resume_prompt_file=
+if _agent_resume_in_tmux && [[ -n $_agent_resume_prompts ]]; then
+  () {
+    emulate -L zsh
+    local server=${${TMUX%,*}##*,}
+    [[ $server == <-> ]] && \
+      _agent_resume_prompt_file="$_agent_resume_prompts/tmux-$server-${TMUX_PANE#%}"
+  }
+fi
 
-# At each prompt, inside tmux: one tmux call publishes `<seq>:<pid>` and
-# reads whether `tmux restore` left this pane a line to take (its id).
+# At each prompt, inside tmux: takes the line a restore left pending for
+# this pane (its note exists: one stat), then publishes `<seq>:<pid>` in
+# the prompt file. Builtins only.
 _agent_resume_publish() {
-  _agent_resume_in_tmux || return 0
+  [[ -n $_agent_resume_prompt_file ]] || return 0
   (( _agent_resume_seq++ ))
-  local pending line
-  pending=$(command tmux set-option -p -t "$TMUX_PANE" @agent_resume_prompt "$_agent_resume_seq:$$" \; \
-    show-options -p -q -v -t "$TMUX_PANE" @agent_resume_pending 2>/dev/null) || return 0
-  [[ -n $pending ]] || return 0
-  command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_pending \; \
-    set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
-  if line=$("$_agent_resume_bin" take --pane "$pending" --shell zsh --shell-pid "$$" 2>/dev/null); then
-    eval "$line"
-    _agent_resume_resumed_ended $?
+  if [[ -z $_agent_resume_no_pending && -e $_agent_resume_prompt_file.pending ]]; then
+    local line
+    if line=$("$_agent_resume_bin" take --pending --shell zsh --shell-pid "$$" 2>/dev/null); then
+      eval "$line"
+      _agent_resume_resumed_ended $?
+      (( _agent_resume_seq++ ))
+    fi
+    # A note the take could not read stays: never asked again by this shell.
+    [[ -e $_agent_resume_prompt_file.pending ]] && _agent_resume_no_pending=1
   fi
-  _agent_resume_publish
+  print -rn -- "$_agent_resume_seq:$$" 2>/dev/null >|$_agent_resume_prompt_file
+  return 0
 }
 
 # The probe key: answers `<seq>:empty` only when the line being edited is
@@ -111,7 +130,7 @@ if _agent_resume_in_tmux; then
 fi
 
 _agent_resume_preexec() {
-  _agent_resume_in_tmux && command tmux set-option -p -u -t "$TMUX_PANE" @agent_resume_prompt >/dev/null 2>&1
+  [[ -n $_agent_resume_prompt_file ]] && : 2>/dev/null >|$_agent_resume_prompt_file
   _agent_resume_running=
   _agent_resume_has_pane || return 0
   _agent_resume_is_agent "$1" || return 0
@@ -152,7 +171,13 @@ _agent_resume_kitty_save() {
 }
 
 _agent_resume_first() {
-  _agent_resume_has_pane || return 0
+  # A line waits at a first prompt only in a pane a restore made: inside
+  # tmux one started with a take key, elsewhere one a host named.
+  if _agent_resume_in_tmux; then
+    [[ -n $_agent_resume_take_key ]] || return 0
+  else
+    [[ -n ${AGENT_RESUME_PANE-} ]] || return 0
+  fi
   # Only the pane's first shell takes: a nested shell inherits the marker.
   # It names this pane, so a pane that inherits it from elsewhere (a tmux
   # server started from a shell of ours) still takes.

@@ -68,6 +68,7 @@ pub mod host;
 pub mod launch;
 pub mod paths;
 pub mod persistence;
+pub mod private_dir;
 pub mod process;
 pub mod restore;
 #[cfg(feature = "sqlite")]

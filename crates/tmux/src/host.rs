@@ -26,12 +26,13 @@ use agent_resume_engine::host::{
     Dispatched, Fate, Host, HostError, Live, Model, Place, Position, Recreated,
 };
 use agent_resume_engine::paths::{self, Overrides};
+use agent_resume_engine::private_dir;
 use agent_resume_store::{OpenOptions, Store};
 
 use crate::{
-    layout_size, literal, shell_of, snapshot, to_layout, LivePane, NewWindow, Refused, SessionSnap,
-    Snapshot, Socket, Start, Tmux, TmuxError, Typed, Value, WindowSnap, PROBE_PATIENCE,
-    RESTORING_OPTION, SAVING_OPTION,
+    layout_size, literal, shell_of, snapshot, to_layout, LivePane, NewWindow, NotIdle, Prompts,
+    Refused, SessionSnap, Snapshot, Socket, Start, Tmux, TmuxError, Typed, Value, WindowSnap,
+    PROBE_PATIENCE, RESTORING_OPTION, SAVING_OPTION,
 };
 
 /// The prefix of a tmux server's snapshot key in the database: the key is
@@ -411,12 +412,23 @@ impl Host for TmuxHost {
                 what: "type into a pane it did not find",
             });
         };
-        let why = match self.tmux.type_at_idle_prompt(target, line, PROBE_PATIENCE) {
+        // No private prompt directory: no prompt is trusted, nothing typed.
+        let prompts = Prompts::here().filter(|p| private_dir::check(p.dir()).is_ok());
+        let Some(prompts) = prompts else {
+            return Ok(Dispatched::NotTyped {
+                why: NotIdle::NoPrompt.to_string(),
+                pending: false,
+            });
+        };
+        let why = match self
+            .tmux
+            .type_at_idle_prompt(&prompts, target, line, PROBE_PATIENCE)
+        {
             Ok(Typed::Sent) => return Ok(Dispatched::Sent),
             Ok(Typed::Refused(why)) => why.to_string(),
             Err(e) => e.to_string(),
         };
-        let pending = self.tmux.leave_pending(target, pane).is_ok();
+        let pending = self.tmux.leave_pending(&prompts, target, pane).is_ok();
         Ok(Dispatched::NotTyped { why, pending })
     }
 

@@ -85,6 +85,6 @@ pub use model::{
     WindowSnap,
 };
 pub use prompt::{
-    foreground_group, NotIdle, Prompt, Typed, PENDING_OPTION, PROBE_KEY, PROBE_OPTION,
-    PROBE_PATIENCE, PROMPT_OPTION,
+    foreground_group, here_in, NotIdle, Prompt, Prompts, Typed, PROBE_KEY, PROBE_OPTION,
+    PROBE_PATIENCE, PROMPT_DIR,
 };

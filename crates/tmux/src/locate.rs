@@ -111,6 +111,18 @@ fn take_key_in(seen: &Seen, key: Option<&OsStr>) -> Option<(TakeKey, PathBuf)> {
     Some((key, socket))
 }
 
+/// The pane id a restore that could not type into this tmux pane left in
+/// its pending note ([`crate::Prompts::leave_pending`]), taken once:
+/// `None` outside a tmux pane or without a note.
+pub fn pending() -> Option<PaneId> {
+    let seen = Seen::here();
+    let (server, pane) = crate::here_in(
+        seen.tmux.as_deref()?.to_str()?,
+        seen.tmux_pane.as_deref()?.to_str()?,
+    )?;
+    crate::Prompts::here()?.take_pending(server, pane)
+}
+
 /// Whether a pane without an id is given one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Claim {

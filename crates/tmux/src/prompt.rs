@@ -7,12 +7,14 @@
 //! each checked by tmux or the kernel rather than guessed from the screen:
 //!
 //! 1. **The integration published an idle prompt.** At each prompt, inside
-//!    tmux, the shell integration (`agent-resume init bash|zsh|fish`) sets
-//!    the pane option [`PROMPT_OPTION`] to `<seq>:<pid>` (the prompt's
-//!    sequence number and the shell's pid), last thing before the prompt
-//!    is drawn, and removes it when a line starts to run (bash `PS0`, zsh
-//!    `preexec`, fish `fish_preexec`). A pane without the integration never
-//!    has it, and is never typed into.
+//!    tmux, the shell integration (`agent-resume init bash|zsh|fish`) writes
+//!    `<seq>:<pid>` (the prompt's sequence number and the shell's pid) into
+//!    its pane's prompt file, [`Prompts`] (`tmux-<server pid>-<pane
+//!    number>` in a directory private to this user), last thing before the
+//!    prompt is drawn, and empties it when a line starts to run (bash's
+//!    `DEBUG` trap after `PS0`, zsh `preexec`, fish `fish_preexec`): shell
+//!    builtins, no process per prompt. A pane without the integration
+//!    never has one, and is never typed into.
 //! 2. **Nothing else holds the terminal.** The terminal's foreground process
 //!    group (`tpgid` in `/proc/<pane pid>/stat`) is the publishing shell's
 //!    own group: a program started from the prompt, or a stale marker left
@@ -34,27 +36,102 @@
 //! The residual window is between the last check and tmux writing the keys
 //! (one tmux round trip, milliseconds): a key the user presses in exactly
 //! that instant lands before the typed line. Everything else leaves the
-//! line armed: the restore sets [`PENDING_OPTION`] to the pane's id, and the
-//! integration takes the line at the pane's next prompt, as a prompt hook
-//! (never typed).
+//! line armed: the restore leaves the pane's id in its pending file
+//! ([`Prompts::leave_pending`]), whose presence the integration tests at
+//! each prompt (a `stat`), and the integration takes the line at the pane's
+//! next prompt, as a prompt hook (never typed).
 
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agent_resume_core::PaneId;
+use agent_resume_engine::private_dir;
 use thiserror::Error;
 
 use crate::command::{Tmux, TmuxError};
 
-/// The pane option the integration sets at each prompt: `<seq>:<pid>`.
-pub const PROMPT_OPTION: &str = "@agent_resume_prompt";
-
 /// The pane option the probe handler answers in: `<seq>:empty|busy`.
 pub const PROBE_OPTION: &str = "@agent_resume_probe";
 
-/// The pane option naming the pane id whose armed line the integration
-/// takes at its next prompt.
-pub const PENDING_OPTION: &str = "@agent_resume_pending";
+/// The directory under the state directory where prompts are published.
+pub const PROMPT_DIR: &str = "prompt";
+
+/// The prompt files of one user: `<state>/prompt`, private to this user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompts {
+    dir: PathBuf,
+}
+
+impl Prompts {
+    /// The prompt files in `dir` (checked at each read and write).
+    pub fn at(dir: impl Into<PathBuf>) -> Prompts {
+        Prompts { dir: dir.into() }
+    }
+
+    /// This user's: `$XDG_STATE_HOME/agent-resume/prompt`.
+    pub fn here() -> Option<Prompts> {
+        agent_resume_engine::paths::state()
+            .ok()
+            .map(|s| Prompts::at(s.join(PROMPT_DIR)))
+    }
+
+    /// The directory, made private when missing (the shell integration's
+    /// `init` embeds it).
+    pub fn ensure(&self) -> Result<&Path, agent_resume_engine::private_dir::DirError> {
+        agent_resume_engine::private_dir::ensure(&self.dir).map(|()| self.dir.as_path())
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The prompt file's name of pane `%<pane>` of the server whose pid is
+    /// `server`: the shell derives the same from `$TMUX` and `$TMUX_PANE`.
+    pub fn name(server: u32, pane: u32) -> String {
+        format!("tmux-{server}-{pane}")
+    }
+
+    /// The prompt that pane published, if any.
+    pub fn published(&self, server: u32, pane: u32) -> Option<Prompt> {
+        private_dir::read(&self.dir, &Prompts::name(server, pane))
+            .as_deref()
+            .and_then(Prompt::parse)
+    }
+
+    /// Leaves the pane a note that `id`'s armed line waits for it: the
+    /// integration takes it at the pane's next prompt.
+    pub fn leave_pending(&self, server: u32, pane: u32, id: PaneId) -> std::io::Result<()> {
+        private_dir::write(
+            &self.dir,
+            &format!("{}.pending", Prompts::name(server, pane)),
+            &id.to_string(),
+        )
+    }
+
+    /// Takes (reads and removes) the pane's pending note, once.
+    pub fn take_pending(&self, server: u32, pane: u32) -> Option<PaneId> {
+        private_dir::take(
+            &self.dir,
+            &format!("{}.pending", Prompts::name(server, pane)),
+        )?
+        .trim_end()
+        .parse()
+        .ok()
+    }
+}
+
+/// The tmux server pid and pane number this process runs in, from `$TMUX`
+/// (`<socket>,<server pid>,<session>`; the socket path may hold commas)
+/// and `$TMUX_PANE` (`%<n>`).
+pub fn here_in(tmux: &str, pane: &str) -> Option<(u32, u32)> {
+    let (rest, _session) = tmux.rsplit_once(',')?;
+    let (_socket, server) = rest.rsplit_once(',')?;
+    let server = u32::try_from(digits(server)?).ok()?;
+    let pane = u32::try_from(digits(pane.strip_prefix('%')?)?).ok()?;
+    Some((server, pane))
+}
 
 /// The probe key sequence (`ESC [ 5 9 9 9 9 ~`), bound by the integration
 /// in every keymap; no terminal sends it.
@@ -164,8 +241,14 @@ fn tpgid(stat: &str) -> Option<u32> {
 }
 
 impl Tmux {
-    /// The pane's pid and published prompt, read in one tmux command.
-    fn prompt_state(&self, target: &str) -> Result<(Option<u32>, Option<Prompt>), TmuxError> {
+    /// The pane's pid and published prompt: the pane's first process,
+    /// the server's pid and the pane's number in one tmux command, then
+    /// the pane's prompt file.
+    fn prompt_state(
+        &self,
+        prompts: &Prompts,
+        target: &str,
+    ) -> Result<(Option<u32>, Option<Prompt>), TmuxError> {
         let text = self.run(
             "display-message",
             &[
@@ -173,19 +256,47 @@ impl Tmux {
                 "-p",
                 "-t",
                 target,
-                "#{pane_pid} #{@agent_resume_prompt}",
+                "#{pane_pid} #{pid} #{pane_id}",
             ],
         )?;
-        let text = text.strip_suffix('\n').unwrap_or(&text);
-        let (pid, marker) = text.split_once(' ').unwrap_or((text, ""));
-        let pid = digits(pid).and_then(|p| u32::try_from(p).ok());
-        Ok((pid, Prompt::parse(marker)))
+        let mut words = text.trim_end_matches('\n').split(' ');
+        let mut number = || words.next().and_then(|w| digits(w.trim_start_matches('%')));
+        let pid = number().and_then(|p| u32::try_from(p).ok());
+        let server = number().and_then(|p| u32::try_from(p).ok());
+        let pane = number().and_then(|p| u32::try_from(p).ok());
+        let prompt = server
+            .zip(pane)
+            .and_then(|(server, pane)| prompts.published(server, pane));
+        Ok((pid, prompt))
+    }
+
+    /// The server's pid and the pane's number, to name its files.
+    fn pane_key(&self, target: &str) -> Result<Option<(u32, u32)>, TmuxError> {
+        let text = self.run(
+            "display-message",
+            &["display-message", "-p", "-t", target, "#{pid} #{pane_id}"],
+        )?;
+        let mut words = text.trim_end_matches('\n').split(' ');
+        let server = words
+            .next()
+            .and_then(digits)
+            .and_then(|p| u32::try_from(p).ok());
+        let pane = words
+            .next()
+            .and_then(|w| w.strip_prefix('%'))
+            .and_then(digits)
+            .and_then(|p| u32::try_from(p).ok());
+        Ok(server.zip(pane))
     }
 
     /// The published prompt, when the shell that published it holds the
     /// terminal.
-    fn idle_prompt(&self, target: &str) -> Result<Result<Prompt, NotIdle>, TmuxError> {
-        let (pid, prompt) = self.prompt_state(target)?;
+    fn idle_prompt(
+        &self,
+        prompts: &Prompts,
+        target: &str,
+    ) -> Result<Result<Prompt, NotIdle>, TmuxError> {
+        let (pid, prompt) = self.prompt_state(prompts, target)?;
         let Some(prompt) = prompt else {
             return Ok(Err(NotIdle::NoPrompt));
         };
@@ -200,10 +311,11 @@ impl Tmux {
     /// else why not. Changes nothing in the pane.
     fn probe_empty(
         &self,
+        prompts: &Prompts,
         target: &str,
         patience: Duration,
     ) -> Result<Result<Prompt, NotIdle>, TmuxError> {
-        let prompt = match self.idle_prompt(target)? {
+        let prompt = match self.idle_prompt(prompts, target)? {
             Ok(p) => p,
             Err(why) => return Ok(Err(why)),
         };
@@ -242,17 +354,22 @@ impl Tmux {
     /// Whether pane `target`'s shell sits at its first prompt, nothing run
     /// and nothing typed there: waits up to `patience` for the prompt to
     /// be published.
-    pub fn at_first_prompt(&self, target: &str, patience: Duration) -> Result<bool, TmuxError> {
+    pub fn at_first_prompt(
+        &self,
+        prompts: &Prompts,
+        target: &str,
+        patience: Duration,
+    ) -> Result<bool, TmuxError> {
         let deadline = Instant::now() + patience;
         loop {
-            match self.idle_prompt(target)? {
+            match self.idle_prompt(prompts, target)? {
                 Ok(p) if p.seq == 1 => break,
                 Ok(_) => return Ok(false),
                 Err(_) if Instant::now() < deadline => std::thread::sleep(POLL),
                 Err(_) => return Ok(false),
             }
         }
-        Ok(matches!(self.probe_empty(target, patience)?, Ok(p) if p.seq == 1))
+        Ok(matches!(self.probe_empty(prompts, target, patience)?, Ok(p) if p.seq == 1))
     }
 
     /// Types `text` and Enter into pane `target` only when its shell sits at
@@ -261,6 +378,7 @@ impl Tmux {
     /// (tmux would read it as a command separator).
     pub fn type_at_idle_prompt(
         &self,
+        prompts: &Prompts,
         target: &str,
         text: &str,
         patience: Duration,
@@ -271,12 +389,12 @@ impl Tmux {
         if text.is_empty() || text.ends_with(';') {
             return Err(TmuxError::Unsafe("typed text"));
         }
-        let prompt = match self.probe_empty(target, patience)? {
+        let prompt = match self.probe_empty(prompts, target, patience)? {
             Ok(p) => p,
             Err(why) => return Ok(Typed::Refused(why)),
         };
         // Immediately before typing: the same prompt, its shell in front.
-        match self.idle_prompt(target)? {
+        match self.idle_prompt(prompts, target)? {
             Ok(now) if now == prompt => {}
             Ok(_) | Err(_) => return Ok(Typed::Refused(NotIdle::Moved)),
         }
@@ -301,24 +419,24 @@ impl Tmux {
 
     /// Leaves pane `target` a note that `id`'s armed line waits for it: the
     /// integration takes it at the pane's next prompt.
-    pub fn leave_pending(&self, target: &str, id: PaneId) -> Result<(), TmuxError> {
-        self.run(
-            "set-option",
-            &[
-                "set-option",
-                "-p",
-                "-t",
-                target,
-                PENDING_OPTION,
-                &id.to_string(),
-            ],
-        )
-        .map(drop)
+    pub fn leave_pending(
+        &self,
+        prompts: &Prompts,
+        target: &str,
+        id: PaneId,
+    ) -> Result<(), TmuxError> {
+        let (server, pane) = self
+            .pane_key(target)?
+            .ok_or(TmuxError::Unsafe("pane without a server pid or number"))?;
+        prompts
+            .leave_pending(server, pane, id)
+            .map_err(|_| TmuxError::Unsafe("pending note"))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::command::Socket;
 
@@ -355,6 +473,42 @@ mod tests {
     }
 
     #[test]
+    fn a_pane_is_named_from_tmux_s_own_variables_whatever_its_socket_path() {
+        assert_eq!(here_in("/tmp/tmux-0/default,1234,0", "%7"), Some((1234, 7)));
+        assert_eq!(here_in("/tmp/a,b,c/x,55,3", "%0"), Some((55, 0)));
+        for (tmux, pane) in [
+            ("", "%1"),
+            ("/tmp/s,1234", "%1"),
+            ("/tmp/s,,0", "%1"),
+            ("/tmp/s,x,0", "%1"),
+            ("/tmp/s,1234,0", "1"),
+            ("/tmp/s,1234,0", "%"),
+            ("/tmp/s,1234,0", "%1a"),
+            ("/tmp/s,99999999999,0", "%1"),
+        ] {
+            assert_eq!(here_in(tmux, pane), None, "{tmux:?} {pane:?}");
+        }
+    }
+
+    #[test]
+    fn a_published_prompt_and_a_pending_note_live_in_the_private_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let prompts = Prompts::at(tmp.path().join("prompt"));
+        prompts.ensure().unwrap();
+        assert_eq!(prompts.published(12, 3), None);
+        std::fs::write(prompts.dir().join("tmux-12-3"), "4:777").unwrap();
+        assert_eq!(prompts.published(12, 3), Some(Prompt { seq: 4, pid: 777 }));
+        // An emptied file is a line running: no prompt.
+        std::fs::write(prompts.dir().join("tmux-12-3"), "").unwrap();
+        assert_eq!(prompts.published(12, 3), None);
+        let id: PaneId = "f6066ebb-140e-4519-ab63-b9cde0b60b57".parse().unwrap();
+        prompts.leave_pending(12, 3, id).unwrap();
+        assert_eq!(prompts.take_pending(12, 4), None);
+        assert_eq!(prompts.take_pending(12, 3), Some(id));
+        assert_eq!(prompts.take_pending(12, 3), None);
+    }
+
+    #[test]
     fn the_foreground_group_is_read_after_the_last_parenthesis() {
         let stat = "77 (a) 1 2 3 4 5 6) S 1 77 77 34816 99 4194560 0";
         assert_eq!(tpgid(stat), Some(99));
@@ -367,11 +521,11 @@ mod tests {
     fn typed_text_with_a_control_character_or_a_trailing_separator_is_refused_first() {
         let t = Tmux::new(Socket::Path("/nonexistent/agent-resume-test".into()));
         assert!(matches!(
-            t.type_at_idle_prompt("%1", "a\tb", PROBE_PATIENCE),
+            t.type_at_idle_prompt(&Prompts::at("/nonexistent"), "%1", "a\tb", PROBE_PATIENCE),
             Err(TmuxError::ControlCharacter)
         ));
         assert!(matches!(
-            t.type_at_idle_prompt("%1", "a;", PROBE_PATIENCE),
+            t.type_at_idle_prompt(&Prompts::at("/nonexistent"), "%1", "a;", PROBE_PATIENCE),
             Err(TmuxError::Unsafe("typed text"))
         ));
     }

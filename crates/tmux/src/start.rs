@@ -187,9 +187,10 @@ fn start_inner(
                 if *session == scratch.session)
         });
         if !saved && *attach != scratch.session {
-            let fresh = tmux
-                .at_first_prompt(&scratch.target, crate::PROBE_PATIENCE)
-                .unwrap_or(false);
+            let fresh = crate::Prompts::here().is_some_and(|prompts| {
+                tmux.at_first_prompt(&prompts, &scratch.target, crate::PROBE_PATIENCE)
+                    .unwrap_or(false)
+            });
             if let Err(e) = tmux.move_clients(&scratch.session, attach, fresh) {
                 say(&format!("clients not moved to the restored session ({e})"));
             }

@@ -80,7 +80,7 @@ fi
 # file and notes an agent launch.
 __agent_resume_line() {
   __agent_resume_armed=
-  [ -n "$__agent_resume_prompt_file" ] && : 2>/dev/null >|"$__agent_resume_prompt_file"
+  [ -n "$__agent_resume_prompt_file" ] && printf -- '-\n' 2>/dev/null >>"$__agent_resume_prompt_file"
   __agent_resume_has_pane || return 0
   __agent_resume_is_agent "$1" || return 0
   __agent_resume_running=1
@@ -130,7 +130,7 @@ if __agent_resume_in_tmux && [ -n "$__agent_resume_prompts" ]; then
 fi
 
 # At each prompt, inside tmux: takes the line a restore left pending for
-# this pane (its note exists: one stat), then publishes `<seq>:<pid>` in
+# this pane (its note exists: one stat), then appends `<seq>:<pid>` to
 # the prompt file. Builtins only.
 __agent_resume_publish() {
   [ -n "$__agent_resume_prompt_file" ] || return 0
@@ -152,7 +152,12 @@ __agent_resume_publish() {
     # A note the take could not read stays: never asked again by this shell.
     [ -e "$__agent_resume_prompt_file.pending" ] && __agent_resume_no_pending=1
   fi
-  printf '%s' "$__agent_resume_seq:$$" 2>/dev/null >|"$__agent_resume_prompt_file"
+  # Appended (a rewrite would pay a flush); every 256th prompt afresh.
+  if ((__agent_resume_seq % 256)); then
+    printf '%s\n' "$__agent_resume_seq:$$" 2>/dev/null >>"$__agent_resume_prompt_file"
+  else
+    printf '%s\n' "$__agent_resume_seq:$$" 2>/dev/null >|"$__agent_resume_prompt_file"
+  fi
   return 0
 }
 

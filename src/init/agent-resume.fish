@@ -86,7 +86,7 @@ end
 
 set -g __agent_resume_was_resumed
 function __agent_resume_preexec --on-event fish_preexec
-    test -n "$__agent_resume_prompt_file"; and __agent_resume_write_prompt ''
+    test -n "$__agent_resume_prompt_file"; and __agent_resume_write_prompt -
     set -g __agent_resume_running
     __agent_resume_has_pane; or return 0
     # The resumed line (taken below) ends as an agent typed here does, but
@@ -234,11 +234,17 @@ if __agent_resume_in_tmux; and test -n "$__agent_resume_prompts"
     and set -g __agent_resume_prompt_file "$__agent_resume_prompts/tmux-$server-"(string sub -s 2 -- "$TMUX_PANE")
 end
 
-# Writes the prompt file (a builtin and a redirection; a file that cannot
-# be written is no prompt, and says nothing).
+# Appends a line to the prompt file (a builtin and a redirection; a
+# rewrite would pay a flush): `<seq>:<pid>` at a prompt, every 256th one
+# afresh, `-` when a line runs. A file that cannot be written is no
+# prompt, and says nothing.
 function __agent_resume_write_prompt --argument-names text
     begin
-        printf '%s' "$text" >$__agent_resume_prompt_file
+        if test "$text" != -; and test (math $__agent_resume_seq % 256) -eq 0
+            printf '%s\n' "$text" >$__agent_resume_prompt_file
+        else
+            printf '%s\n' "$text" >>$__agent_resume_prompt_file
+        end
     end 2>/dev/null
 end
 

@@ -90,7 +90,7 @@ if _agent_resume_in_tmux && [[ -n $_agent_resume_prompts ]]; then
 fi
 
 # At each prompt, inside tmux: takes the line a restore left pending for
-# this pane (its note exists: one stat), then publishes `<seq>:<pid>` in
+# this pane (its note exists: one stat), then appends `<seq>:<pid>` to
 # the prompt file. Builtins only.
 _agent_resume_publish() {
   [[ -n $_agent_resume_prompt_file ]] || return 0
@@ -105,7 +105,12 @@ _agent_resume_publish() {
     # A note the take could not read stays: never asked again by this shell.
     [[ -e $_agent_resume_prompt_file.pending ]] && _agent_resume_no_pending=1
   fi
-  print -rn -- "$_agent_resume_seq:$$" 2>/dev/null >|$_agent_resume_prompt_file
+  # Appended (a rewrite would pay a flush); every 256th prompt afresh.
+  if (( _agent_resume_seq % 256 )); then
+    print -r -- "$_agent_resume_seq:$$" 2>/dev/null >>$_agent_resume_prompt_file
+  else
+    print -r -- "$_agent_resume_seq:$$" 2>/dev/null >|$_agent_resume_prompt_file
+  fi
   return 0
 }
 
@@ -130,7 +135,7 @@ if _agent_resume_in_tmux; then
 fi
 
 _agent_resume_preexec() {
-  [[ -n $_agent_resume_prompt_file ]] && : 2>/dev/null >|$_agent_resume_prompt_file
+  [[ -n $_agent_resume_prompt_file ]] && print -r -- - 2>/dev/null >>$_agent_resume_prompt_file
   _agent_resume_running=
   _agent_resume_has_pane || return 0
   _agent_resume_is_agent "$1" || return 0

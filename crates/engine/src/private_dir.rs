@@ -118,6 +118,39 @@ pub fn read(dir: &Path, name: &str) -> Option<String> {
     Some(text)
 }
 
+/// The last complete line of the log `name` in the private directory
+/// `dir` (a regular file of this user's, opened without following a link),
+/// read from at most its last [`MAX_NOTE`] bytes: a shell appends one line
+/// per event (a builtin `>>`, no truncation to pay for), and the newest is
+/// what holds. `None` for anything else, or a log with no complete line.
+pub fn last_line(dir: &Path, name: &str) -> Option<String> {
+    use std::io::{Seek, SeekFrom};
+    if !plain(name) || check(dir).is_err() {
+        return None;
+    }
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_flags())
+        .open(dir.join(name))
+        .ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() || m.uid() != rustix::process::geteuid().as_raw() {
+        return None;
+    }
+    let from = m.len().saturating_sub(MAX_NOTE);
+    f.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::new();
+    f.take(MAX_NOTE).read_to_end(&mut bytes).ok()?;
+    // A line still being written (no newline yet) is not one.
+    let end = bytes.iter().rposition(|b| *b == b'\n')?;
+    let start = bytes[..end].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    // From the middle of the file, the first partial line is never taken.
+    if start == 0 && from > 0 {
+        return None;
+    }
+    String::from_utf8(bytes[start..end].to_vec()).ok()
+}
+
 /// Reads the note `name` (as [`read`]) and removes it: what a restore left
 /// is taken once.
 pub fn take(dir: &Path, name: &str) -> Option<String> {
@@ -210,6 +243,31 @@ mod tests {
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o733)).unwrap();
         assert_eq!(read(&dir, "n"), None);
         assert!(write(&dir, "m", "x").is_err());
+    }
+
+    #[test]
+    fn the_last_complete_line_of_a_log_is_what_holds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = private(tmp.path());
+        let log = dir.join("log");
+        assert_eq!(last_line(&dir, "log"), None);
+        fs::write(&log, "1:10\n-\n2:10\n").unwrap();
+        assert_eq!(last_line(&dir, "log").as_deref(), Some("2:10"));
+        fs::write(&log, "1:10\n-\n2:1").unwrap();
+        assert_eq!(last_line(&dir, "log").as_deref(), Some("-"), "a partial line is not one");
+        fs::write(&log, "3:10").unwrap();
+        assert_eq!(last_line(&dir, "log"), None);
+        // A long log: only its tail is read.
+        let mut long = "1:10\n".repeat(1000);
+        long.push_str("-\n");
+        fs::write(&log, &long).unwrap();
+        assert_eq!(last_line(&dir, "log").as_deref(), Some("-"));
+        // One line longer than the tail: no line.
+        fs::write(&log, format!("{}\n", "9".repeat(2 * MAX_NOTE as usize))).unwrap();
+        assert_eq!(last_line(&dir, "log"), None);
+        // Never through a link.
+        symlink(&log, dir.join("l")).unwrap();
+        assert_eq!(last_line(&dir, "l"), None);
     }
 
     #[test]

@@ -8,13 +8,15 @@
 //!
 //! 1. **The integration published an idle prompt.** At each prompt, inside
 //!    tmux, the shell integration (`agent-resume init bash|zsh|fish`) writes
-//!    `<seq>:<pid>` (the prompt's sequence number and the shell's pid) into
-//!    its pane's prompt file, [`Prompts`] (`tmux-<server pid>-<pane
+//!    the line `<seq>:<pid>` (the prompt's sequence number and the shell's
+//!    pid) to its pane's prompt file, [`Prompts`] (`tmux-<server pid>-<pane
 //!    number>` in a directory private to this user), last thing before the
-//!    prompt is drawn, and empties it when a line starts to run (bash's
+//!    prompt is drawn, and the line `-` when a line starts to run (bash's
 //!    `DEBUG` trap after `PS0`, zsh `preexec`, fish `fish_preexec`): shell
-//!    builtins, no process per prompt. A pane without the integration
-//!    never has one, and is never typed into.
+//!    builtins appending (`>>`), no process per prompt, and no truncation
+//!    (ext4 flushes a file rewritten through one); every 256th prompt
+//!    starts the file afresh. The newest line holds. A pane without the
+//!    integration never has one, and is never typed into.
 //! 2. **Nothing else holds the terminal.** The terminal's foreground process
 //!    group (`tpgid` in `/proc/<pane pid>/stat`) is the publishing shell's
 //!    own group: a program started from the prompt, or a stale marker left
@@ -93,9 +95,11 @@ impl Prompts {
         format!("tmux-{server}-{pane}")
     }
 
-    /// The prompt that pane published, if any.
+    /// The prompt that pane published, if any: the last line of its
+    /// prompt file, `<seq>:<pid>` at a prompt, `-` once a line runs (any
+    /// shell of the pane appends; the newest line holds).
     pub fn published(&self, server: u32, pane: u32) -> Option<Prompt> {
-        private_dir::read(&self.dir, &Prompts::name(server, pane))
+        private_dir::last_line(&self.dir, &Prompts::name(server, pane))
             .as_deref()
             .and_then(Prompt::parse)
     }
@@ -496,10 +500,10 @@ mod tests {
         let prompts = Prompts::at(tmp.path().join("prompt"));
         prompts.ensure().unwrap();
         assert_eq!(prompts.published(12, 3), None);
-        std::fs::write(prompts.dir().join("tmux-12-3"), "4:777").unwrap();
+        std::fs::write(prompts.dir().join("tmux-12-3"), "3:777\n-\n4:777\n").unwrap();
         assert_eq!(prompts.published(12, 3), Some(Prompt { seq: 4, pid: 777 }));
-        // An emptied file is a line running: no prompt.
-        std::fs::write(prompts.dir().join("tmux-12-3"), "").unwrap();
+        // A line running: no prompt.
+        std::fs::write(prompts.dir().join("tmux-12-3"), "3:777\n-\n4:777\n-\n").unwrap();
         assert_eq!(prompts.published(12, 3), None);
         let id: PaneId = "f6066ebb-140e-4519-ab63-b9cde0b60b57".parse().unwrap();
         prompts.leave_pending(12, 3, id).unwrap();

@@ -19,8 +19,9 @@ use super::{
 };
 
 /// Types `text` into the active window of the kitty at `to` and submits
-/// it: Codex takes a fast burst of keys for a paste, where Enter is a
-/// newline, so the Enter that submits comes on its own, a moment later.
+/// it with Enter as kitty's keyboard protocol sends it (`CSI 13 u`): a bare
+/// CR from `send-text` lands in Codex's composer as a newline. The Enter
+/// comes a moment after the text, which Codex would take for a paste.
 fn submit(kitty: &UsualKitty, to: &str, text: &str) {
     kitty
         .at(to, &["send-text", "--", text])
@@ -63,7 +64,8 @@ fn only_shell(kitty: &UsualKitty, to: &str) -> u32 {
 }
 
 /// Codex typed with `--model standin` at the prompt of a kitty window,
-/// with no hook installed: after a turn, kitty's save (its zero-config
+/// with no hook installed, its first prompt given only once the launch
+/// capture gave up: nothing records it until kitty's save (its zero-config
 /// scan) records the window with the rollout's id and exactly the run's
 /// flags. kitty is killed and every process of the machine ends (Codex's
 /// shared app-server daemon too); `kitty` started again as usual brings
@@ -197,7 +199,7 @@ fn codex_with_no_hook_in_a_kitty_window_comes_back_in_it_when_kitty_is_started_a
         "{name}: the window comes back with its pane id"
     );
     let resumed = wait_for(&format!("{name}: codex resumed in the window"), || {
-        agent_args(s.cli, shell).filter(|a| a.iter().any(|w| *w == id))
+        agent_args(s.cli, shell).filter(|a| a.contains(&id))
     });
     eprintln!("{name}: resumed as {resumed:?}");
     let flags: Vec<String> = s.flags.iter().map(ToString::to_string).collect();

@@ -47,6 +47,7 @@ mod continue_cli;
 mod copilot;
 mod droid;
 mod grok;
+mod kitty;
 mod opencode;
 mod qoder;
 mod versions;

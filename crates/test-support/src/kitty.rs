@@ -1,9 +1,15 @@
 //! A real kitty under a private Xvfb display, software-rendered, answering
 //! remote control on a private socket; both killed (by their own pids) on
 //! drop. A missing kitty or Xvfb fails naming it, never skips.
+//!
+//! [`UsualKitty`] is kitty as a user has it: its own kitty.conf as `init
+//! kitty` prints it, started with no arguments, as a launcher starts it.
 
+use std::cell::RefCell;
+use std::ffi::{OsStr, OsString};
+use std::fs;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -209,4 +215,180 @@ pub fn windows(ls: &[agent_resume_kitty::LsOsWindow]) -> Vec<&agent_resume_kitty
         .flat_map(|o| &o.tabs)
         .flat_map(|t| &t.windows)
         .collect()
+}
+
+/// kitty as a user has it: `$HOME/.config/kitty/kitty.conf` exactly as
+/// `agent-resume init kitty` prints it (remote control on a private
+/// socket, `startup_session`), with kitty's own shell integration off (it
+/// would hide the prompt's text) and no close confirmation; started the way
+/// a desktop launcher starts it — `kitty`, no arguments, in `$HOME` — with
+/// exactly the environment given and the display's. Every kitty it started,
+/// and every pid handed to [`UsualKitty::adopt`], is killed by pid on drop.
+pub struct UsualKitty {
+    env: Vec<(OsString, OsString)>,
+    home: PathBuf,
+    /// The directory of the instances' sockets (`listen_on`'s).
+    sockets: PathBuf,
+    /// Every kitty started here, killed and waited for at the end.
+    started: RefCell<Vec<Child>>,
+    /// Kitty pids started by something else (a restore), killed at the end.
+    adopted: RefCell<Vec<u32>>,
+}
+
+impl Drop for UsualKitty {
+    fn drop(&mut self) {
+        for pid in self.adopted.borrow().iter() {
+            if let Some(pid) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        for child in self.started.borrow_mut().iter_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl UsualKitty {
+    /// Writes kitty.conf from `agent_resume init kitty` run with `env`
+    /// (which sets `HOME`); kitty is started later, on `display`.
+    pub fn new<K, V>(
+        agent_resume: &Path,
+        display: &Display,
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> UsualKitty
+    where
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
+        require("kitty");
+        require_mesa();
+        let mut env: Vec<(OsString, OsString)> = env
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
+            .collect();
+        env.retain(|(k, _)| k != "DISPLAY" && k != "LIBGL_ALWAYS_SOFTWARE");
+        env.push(("DISPLAY".into(), format!(":{}", display.number).into()));
+        env.push(("LIBGL_ALWAYS_SOFTWARE".into(), "1".into()));
+        let home = env
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .expect("the environment sets HOME");
+        let out = Command::new(agent_resume)
+            .args(["init", "kitty"])
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .output()
+            .expect("agent-resume runs");
+        assert!(out.status.success(), "init kitty: {out:?}");
+        let mut conf = String::from_utf8(out.stdout).unwrap();
+        assert!(conf.contains("startup_session "), "{conf}");
+        let socket = conf
+            .lines()
+            .find_map(|l| l.strip_prefix("listen_on unix:"))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("init kitty names no socket: {conf}"));
+        conf.push_str("shell_integration disabled\nconfirm_os_window_close 0\n");
+        fs::create_dir_all(home.join(".config/kitty")).unwrap();
+        fs::write(home.join(".config/kitty/kitty.conf"), conf).unwrap();
+        UsualKitty {
+            env,
+            home,
+            sockets: socket.parent().expect("the socket's directory").to_owned(),
+            started: RefCell::default(),
+            adopted: RefCell::default(),
+        }
+    }
+
+    /// `kitty`, as a launcher runs it: its pid.
+    pub fn start(&self) -> u32 {
+        let child = Command::new(require("kitty"))
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&self.home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kitty starts");
+        let pid = child.id();
+        self.started.borrow_mut().push(child);
+        pid
+    }
+
+    /// Whether the kitty started here as `pid` has ended.
+    pub fn ended(&self, pid: u32) -> bool {
+        self.started
+            .borrow_mut()
+            .iter_mut()
+            .find(|c| c.id() == pid)
+            .is_some_and(|c| c.try_wait().ok().flatten().is_some())
+    }
+
+    /// Kills the kitty started here as `pid` (a crash) and waits for it.
+    pub fn kill(&self, pid: u32) {
+        if let Some(c) = self.started.borrow_mut().iter_mut().find(|c| c.id() == pid) {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Kills the kitty `pid`, started by something else, at the end.
+    pub fn adopt(&self, pid: u32) {
+        self.adopted.borrow_mut().push(pid);
+    }
+
+    /// The kitty instances listening now: pid → address.
+    pub fn listening(&self) -> Vec<(u32, String)> {
+        let Ok(dir) = fs::read_dir(&self.sockets) else {
+            return Vec::new();
+        };
+        dir.filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let pid: u32 = name.strip_prefix("kitty-")?.parse().ok()?;
+            Path::new(&format!("/proc/{pid}"))
+                .exists()
+                .then(|| (pid, format!("unix:{}/{name}", self.sockets.display())))
+        })
+        .collect()
+    }
+
+    /// Waits until the kitty `pid` listens; its address.
+    pub fn address(&self, pid: u32) -> String {
+        crate::wait_for(&format!("kitty {pid} to listen"), || {
+            self.listening()
+                .into_iter()
+                .find(|(p, _)| *p == pid)
+                .map(|(_, to)| to)
+        })
+    }
+
+    /// Runs `kitty @ --to TO ARGS` with the environment; its stdout when it
+    /// succeeds.
+    pub fn at(&self, to: &str, args: &[&str]) -> Option<String> {
+        let out = Command::new(require("kitty"))
+            .args(["@", "--to", to])
+            .args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The screen of the active window of the kitty at `to`.
+    pub fn screen(&self, to: &str) -> String {
+        self.at(to, &["get-text"]).unwrap_or_default()
+    }
+
+    /// The typed listing of the kitty at `to`, when it answers.
+    pub fn ls(&self, to: &str) -> Option<Vec<agent_resume_kitty::LsOsWindow>> {
+        agent_resume_kitty::parse_ls(self.at(to, &["ls"])?.as_bytes()).ok()
+    }
 }

@@ -10,11 +10,14 @@
 //! unit the integration's per-prompt calls are made of. Goal ≤ 0.25.
 //!
 //! **P9, per shell start**: a new window running the shell until its first
-//! prompt shows, with and without the integration; the difference against
-//! one `agent-resume --version` process. Goal ≤ 1.5.
+//! prompt hook runs (the last hook appends to a file the bench waits on:
+//! no tmux client polls the screen meanwhile), with and without the
+//! integration loaded by the README's startup-file line; the difference
+//! against one `agent-resume --version` process. Goal ≤ 1.5. The same
+//! with `eval "$(agent-resume init …)"` is printed for comparison.
 //!
-//! bash, zsh and fish each; the feature on (`AGENT_RESUME=1`), a private
-//! `HOME` and database. Rounds interleave the shell with and without the
+//! bash, zsh and fish each; the feature on (`agent-resume enable`), a
+//! private `HOME` and database. Rounds interleave the shell with and without the
 //! integration (`support/ratio.rs`), so load on the shared machine weighs
 //! on both.
 //!
@@ -47,30 +50,8 @@ impl World {
     fn new(bin: &Path) -> World {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir.path().to_owned();
-        for d in ["home", "tmux", "plain", "int", "home/.config/fish"] {
+        for d in ["home", "tmux", "plain", "int", "eval", "home/.config/fish"] {
             fs::create_dir_all(root.join(d)).expect("mkdir");
-        }
-        let init = |shell: &str| match shell {
-            "fish" => format!("{} init fish | source\n", bin.display()),
-            _ => format!("eval \"$({} init {shell})\"\n", bin.display()),
-        };
-        // Each variant's rc: the same prompt, the integration or not.
-        for (variant, with) in [("plain", false), ("int", true)] {
-            let d = root.join(variant);
-            let mut bash = String::from("PS1='bench$ '\n");
-            let mut zsh = String::from("PS1='bench$ '\n");
-            let mut fish = String::from(
-                "function fish_prompt\n    printf 'bench$ '\nend\nfunction fish_greeting\nend\n",
-            );
-            if with {
-                bash.push_str(&init("bash"));
-                zsh.push_str(&init("zsh"));
-                fish.push_str(&init("fish"));
-            }
-            fs::write(d.join("bashrc"), bash).expect("writes bashrc");
-            fs::create_dir_all(d.join("zdot")).expect("mkdir");
-            fs::write(d.join("zdot/.zshrc"), zsh).expect("writes zshrc");
-            fs::write(d.join("config.fish"), fish).expect("writes config.fish");
         }
         let os = |s: &str| OsString::from(s);
         let env = vec![
@@ -79,12 +60,55 @@ impl World {
             (os("LANG"), os("C.UTF-8")),
             (os("TERM"), os("xterm-256color")),
             (os("TMUX_TMPDIR"), root.join("tmux").into_os_string()),
-            (os("AGENT_RESUME"), os("1")),
             (
                 os("AGENT_RESUME_DB"),
                 root.join("home/recordings.sqlite3").into_os_string(),
             ),
         ];
+        // The feature on as a user turns it on: `enable` writes the files
+        // the documented startup-file line sources.
+        let run = |args: &[&str]| -> String {
+            let out = Command::new(bin)
+                .env_clear()
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .args(args)
+                .output()
+                .expect("runs agent-resume");
+            assert!(out.status.success(), "agent-resume {args:?} fails");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        run(&["enable"]);
+        let init = |shell: &str, variant: &str| match (shell, variant) {
+            (_, "int") => run(&["init", shell, "--rc-line"]),
+            ("fish", _) => format!("{} init fish | source\n", bin.display()),
+            _ => format!("eval \"$({} init {shell})\"\n", bin.display()),
+        };
+        // Each variant's rc: the same prompt, then the integration as the
+        // README's line loads it (int), as `eval "$(agent-resume init …)"`
+        // loads it (eval), or none (plain); last, the same append to the
+        // file the bench waits on, at every prompt.
+        for variant in ["plain", "int", "eval"] {
+            let d = root.join(variant);
+            let mut bash = String::from("PS1='bench$ '\n");
+            let mut zsh = String::from("PS1='bench$ '\n");
+            let mut fish = String::from(
+                "function fish_prompt\n    printf x >>$AR_BENCH_READY\n    printf 'bench$ '\nend\n\
+                 function fish_greeting\nend\n",
+            );
+            if variant != "plain" {
+                bash.push_str(&init("bash", variant));
+                zsh.push_str(&init("zsh", variant));
+                fish.push_str(&init("fish", variant));
+            }
+            bash.push_str(
+                "PROMPT_COMMAND=\"${PROMPT_COMMAND:+$PROMPT_COMMAND;}\"'printf x >>\"$AR_BENCH_READY\"'\n",
+            );
+            zsh.push_str("ar_bench_ready() { print -n x >>$AR_BENCH_READY }\nprecmd_functions+=(ar_bench_ready)\n");
+            fs::write(d.join("bashrc"), bash).expect("writes bashrc");
+            fs::create_dir_all(d.join("zdot")).expect("mkdir");
+            fs::write(d.join("zdot/.zshrc"), zsh).expect("writes zshrc");
+            fs::write(d.join("config.fish"), fish).expect("writes config.fish");
+        }
         let w = World {
             dir,
             socket: format!("ar-shell-cost-{}", std::process::id()),
@@ -148,15 +172,28 @@ impl World {
 
     /// A new window running the shell; its target and the time until its
     /// first prompt showed.
+    /// The time is until the shell's first prompt hook appended to a
+    /// file of its own (the last hook, after the integration's): no tmux
+    /// client polls the screen while it starts.
     fn start(&self, shell: &str, variant: &str) -> (String, Duration) {
         let line = self.shell_line(shell, variant);
+        let ready = self.dir.path().join(format!(
+            "ready-{}",
+            uuid_like(self.dir.path())
+        ));
+        let env = format!("AR_BENCH_READY={}", ready.display());
         let t = Instant::now();
         let target = self
-            .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", &line])
+            .tmux(&["new-window", "-d", "-e", &env, "-P", "-F", "#{pane_id}", &line])
             .trim()
             .to_owned();
+        while !ready.exists() {
+            assert!(t.elapsed() < PATIENCE, "{target} never showed its prompt");
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        let took = t.elapsed();
         self.wait_screen(&target, |s| s.contains("bench$"));
-        (target, t.elapsed())
+        (target, took)
     }
 
     fn wait_screen(&self, target: &str, done: impl Fn(&str) -> bool) {
@@ -214,6 +251,18 @@ impl World {
             .collect();
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
+    }
+}
+
+/// A name not used before in `dir`.
+fn uuid_like(dir: &Path) -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        if !dir.join(format!("ready-{n}")).exists() {
+            return n;
+        }
     }
 }
 
@@ -301,6 +350,29 @@ fn main() {
             added * 1e3,
             added / version,
             if added / version <= 1.5 { "holds" } else { "MISSED" }
+        );
+        // For comparison: the `eval "$(agent-resume init …)"` line, one
+        // process at every start.
+        let p9e = ratio::interleaved(
+            rounds,
+            || {
+                let (t, d) = w.start(shell, "eval");
+                w.tmux(&["kill-pane", "-t", &t]);
+                d.as_secs_f64()
+            },
+            || {
+                let (t, d) = w.start(shell, "plain");
+                w.tmux(&["kill-pane", "-t", &t]);
+                d.as_secs_f64()
+            },
+        );
+        let added = p9e.path.as_secs_f64() - p9e.floor.as_secs_f64();
+        println!(
+            "P9 {shell} (eval line, for comparison): start {:.1} ms, {:.1} ms without: +{:.1} ms = {:.2} agent-resume processes",
+            p9e.path.as_secs_f64() * 1e3,
+            p9e.floor.as_secs_f64() * 1e3,
+            added * 1e3,
+            added / version,
         );
     }
 }

@@ -150,7 +150,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(target) = init_only(std::env::args_os().skip(1)) {
-        return cmd::init::run(target);
+        return cmd::init::run(target, false);
     }
     quiet_on_closed_stdout();
     let cli = Cli::parse();
@@ -188,7 +188,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => Ok(cmd::hook::run(args, &paths)),
         Command::Report(args) => cmd::report::run(args, &paths),
         Command::Capture(args) => cmd::capture::run(args, &paths),
-        Command::Init(args) => Ok(cmd::init::run(args.shell)),
+        Command::Init(args) => Ok(cmd::init::run(args.shell, args.rc_line)),
         Command::Note(args) => Ok(cmd::note::run(args, &paths)),
         Command::InstallHooks(args) => cmd::hooks::run(args, true),
         Command::UninstallHooks(args) => cmd::hooks::run(args, false),

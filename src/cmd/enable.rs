@@ -17,6 +17,20 @@ pub fn run(_args: Args, o: &Overrides, on: bool) -> Result<ExitCode> {
     config::set_enabled(&path, on)?;
     let word = if on { "enabled" } else { "disabled" };
     println!("agent-resume: {word} (in {})", paths::show(&path));
+    // The files `init <shell> --rc-line` sources: there while enabled, so
+    // a shell start with the feature off loads (and runs) nothing.
+    if on {
+        match agent_resume_engine::shell_init::write_files(&crate::cmd::init::bin()) {
+            Ok(written) => {
+                if let Some(dir) = written.first().and_then(|p| p.parent()) {
+                    println!("agent-resume: shell integration files in {}", paths::show(dir));
+                }
+            }
+            Err(e) => eprintln!("agent-resume: the shell integration files were not written ({e})"),
+        }
+    } else {
+        agent_resume_engine::shell_init::remove_files();
+    }
     let env = config::env_value();
     let g = gate(env.as_deref(), Some(on));
     if g.source == GateSource::Env && g.enabled != on {

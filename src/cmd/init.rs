@@ -1,11 +1,13 @@
 //! `agent-resume init <shell>`: shell integration for
-//! `eval "$(agent-resume init zsh)"`. The scripts are real files
-//! (`src/init/`) embedded in the binary; the binary's own path is embedded
-//! with the quoting every supported shell parses identically.
+//! `eval "$(agent-resume init zsh)"`, or with `--rc-line` the startup-file
+//! line that sources the file `agent-resume enable` keeps (no process at a
+//! shell start). The scripts are the engine's
+//! ([`agent_resume_engine::shell_init`]), with the binary's own path
+//! embedded with the quoting every supported shell parses identically.
 
 use std::process::ExitCode;
 
-use agent_resume_core::{quote, Catalog};
+use agent_resume_engine::shell_init;
 use agent_resume_tmux::{CLOCK_OPTION, RESTORING_OPTION, SAVING_OPTION};
 use clap::ValueEnum;
 
@@ -26,46 +28,61 @@ pub enum Target {
 pub struct Args {
     /// The shell to integrate with.
     pub shell: Target,
+    /// Print the startup-file line instead: it sources the file
+    /// `agent-resume enable` writes (and `disable` removes), so a shell
+    /// start runs no process, and none at all with the feature off.
+    #[arg(long)]
+    pub rc_line: bool,
 }
 
-const BASH: &str = include_str!("../init/agent-resume.bash");
-const ZSH: &str = include_str!("../init/agent-resume.zsh");
-const FISH: &str = include_str!("../init/agent-resume.fish");
+/// This binary's path, as the scripts run it.
+pub fn bin() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.into_os_string().into_string().ok())
+        .unwrap_or_else(|| "agent-resume".to_owned())
+}
+
+fn shell_of(target: Target) -> Option<agent_resume_core::Shell> {
+    match target {
+        Target::Bash => Some(agent_resume_core::Shell::Bash),
+        Target::Zsh => Some(agent_resume_core::Shell::Zsh),
+        Target::Fish => Some(agent_resume_core::Shell::Fish),
+        Target::Tmux | Target::Kitty => None,
+    }
+}
+
+/// `init <shell> --rc-line`: the line for the shell's startup file.
+pub fn rc_line(target: Target) -> anyhow::Result<String> {
+    let shell = shell_of(target)
+        .ok_or_else(|| anyhow::anyhow!("--rc-line is for bash, zsh and fish"))?;
+    let file = shell_init::file(shell)
+        .ok_or_else(|| anyhow::anyhow!("no data directory (set HOME or XDG_DATA_HOME)"))?;
+    let line = shell_init::rc_line(shell, &file).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the path {} cannot be written into a startup file exactly",
+            crate::paths::show(&file)
+        )
+    })?;
+    Ok(format!("{line}\n"))
+}
 
 /// The script for `target`, with the binary path and command words filled in.
 /// `init kitty` fails when its socket directory is not private.
 pub fn script(target: Target) -> anyhow::Result<String> {
-    let bin = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.into_os_string().into_string().ok())
-        .and_then(|p| quote(&p).ok())
-        .unwrap_or_else(|| "agent-resume".to_owned());
-    // Command words are plain words (the catalog loader checks it).
-    let words: Vec<&str> = Catalog::embedded()
-        .agents()
-        .iter()
-        .flat_map(|a| a.commands.iter().map(String::as_str))
-        .collect();
-    let template = match target {
-        Target::Bash => BASH,
-        Target::Zsh => ZSH,
-        Target::Fish => FISH,
-        Target::Tmux => return Ok(tmux_hooks()),
-        Target::Kitty => return kitty_conf(),
+    let Some(shell) = shell_of(target) else {
+        return match target {
+            Target::Kitty => kitty_conf(),
+            _ => Ok(tmux_hooks()),
+        };
     };
     // The private directory prompts are published in (made when missing);
     // none, and no prompt is ever published, when it is not private.
-    let prompts = agent_resume_tmux::Prompts::here()
-        .and_then(|p| {
-            p.ensure()
-                .ok()
-                .and_then(|d| d.to_str().and_then(|d| quote(d).ok()))
-        })
-        .unwrap_or_else(|| "''".to_owned());
-    Ok(template
-        .replace("@AGENT_RESUME_BIN@", &bin)
-        .replace("@AGENT_RESUME_PROMPTS@", &prompts)
-        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" ")))
+    Ok(shell_init::script(
+        shell,
+        &bin(),
+        shell_init::prompt_dir().as_deref(),
+    ))
 }
 
 /// The kitty.conf lines: remote control on a socket in
@@ -162,9 +179,10 @@ fn tmux_hooks() -> String {
 
 /// Prints `target`'s script; also the answer of `main`'s fast path, before
 /// the command line parser. A closed pipe ends it quietly.
-pub fn run(target: Target) -> ExitCode {
+pub fn run(target: Target, rc: bool) -> ExitCode {
     use std::io::Write as _;
-    match script(target) {
+    let text = if rc { rc_line(target) } else { script(target) };
+    match text {
         Ok(text) => {
             let _closed = std::io::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS

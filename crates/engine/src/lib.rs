@@ -74,6 +74,7 @@ pub mod restore;
 #[cfg(feature = "sqlite")]
 pub mod scan;
 pub mod settings;
+pub mod shell_init;
 pub mod take;
 pub mod telemetry;
 

@@ -82,6 +82,17 @@ pub fn state_with(env: &dyn Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
     Ok(base(env, "XDG_STATE_HOME", ".local/state")?.join(APP))
 }
 
+/// The data directory, `$XDG_DATA_HOME/agent-resume` (the database's
+/// default home, and the shell integration's files).
+pub fn data_with(env: &dyn Fn(&str) -> Option<OsString>) -> Result<PathBuf> {
+    Ok(base(env, "XDG_DATA_HOME", ".local/share")?.join(APP))
+}
+
+/// The data directory for this process.
+pub fn data() -> Result<PathBuf> {
+    data_with(&process_env)
+}
+
 /// The state directory for this process.
 pub fn state() -> Result<PathBuf> {
     state_with(&process_env)

@@ -56,8 +56,7 @@ use crate::command::{Tmux, TmuxError};
 /// The pane option the probe handler answers in: `<seq>:empty|busy`.
 pub const PROBE_OPTION: &str = "@agent_resume_probe";
 
-/// The directory under the state directory where prompts are published.
-pub const PROMPT_DIR: &str = "prompt";
+pub use agent_resume_engine::shell_init::PROMPT_DIR;
 
 /// The prompt files of one user: `<state>/prompt`, private to this user.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,199 @@
+//! The shell integration's scripts, and the files a startup file sources.
+//!
+//! `agent-resume init bash|zsh|fish` prints a script for `eval`; that costs
+//! one process at every shell start, also with the feature off. The line
+//! [`rc_line`] gives instead sources a file [`write_files`] keeps (written
+//! by `agent-resume enable`, removed by `agent-resume disable`): a shell
+//! start then runs no process at all, and with the feature off nothing
+//! loads. The script is the same either way, rendered from the templates
+//! beside this module with the binary's path, the private prompt directory
+//! and the agents' command words.
+//!
+//! ```
+//! use agent_resume_core::Shell;
+//! use agent_resume_engine::shell_init::{rc_line, script};
+//!
+//! let text = script(Shell::Bash, "/usr/bin/agent-resume", Some("/run/p".as_ref()));
+//! assert!(text.contains("__agent_resume_bin='/usr/bin/agent-resume'"));
+//! let line = rc_line(Shell::Fish, "/home/u/.local/share/agent-resume/shell/agent-resume.fish".as_ref()).unwrap();
+//! assert!(line.starts_with("test -r '/home/u/"));
+//! ```
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use agent_resume_core::{quote, Catalog, Shell};
+
+use crate::paths;
+use crate::private_dir;
+
+const BASH: &str = include_str!("shell_init/agent-resume.bash");
+const ZSH: &str = include_str!("shell_init/agent-resume.zsh");
+const FISH: &str = include_str!("shell_init/agent-resume.fish");
+
+/// The shells with an integration.
+pub const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
+
+/// The directory under the state directory where prompts are published
+/// (`agent_resume_tmux::Prompts`).
+pub const PROMPT_DIR: &str = "prompt";
+
+/// The private prompt directory, `$XDG_STATE_HOME/agent-resume/prompt`,
+/// made when missing; `None` when it is not private (no prompt is then
+/// ever published, and no restore types into a pane).
+pub fn prompt_dir() -> Option<PathBuf> {
+    let dir = paths::state().ok()?.join(PROMPT_DIR);
+    private_dir::ensure(&dir).ok().map(|()| dir)
+}
+
+/// The script for `shell`, running `bin`, publishing prompts in `prompts`.
+/// `None` for a shell without an integration (`sh`).
+pub fn script(shell: Shell, bin: &str, prompts: Option<&Path>) -> String {
+    let template = match shell {
+        Shell::Bash => BASH,
+        Shell::Zsh => ZSH,
+        Shell::Fish => FISH,
+        Shell::Sh => return String::new(),
+    };
+    let bin = quote(bin).unwrap_or_else(|_| "agent-resume".to_owned());
+    let prompts = prompts
+        .and_then(Path::to_str)
+        .and_then(|d| quote(d).ok())
+        .unwrap_or_else(|| "''".to_owned());
+    // Command words are plain words (the catalog loader checks it).
+    let words: Vec<&str> = Catalog::embedded()
+        .agents()
+        .iter()
+        .flat_map(|a| a.commands.iter().map(String::as_str))
+        .collect();
+    template
+        .replace("@AGENT_RESUME_BIN@", &bin)
+        .replace("@AGENT_RESUME_PROMPTS@", &prompts)
+        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
+}
+
+/// The file a startup file sources for `shell`:
+/// `$XDG_DATA_HOME/agent-resume/shell/agent-resume.<shell>`.
+pub fn file(shell: Shell) -> Option<PathBuf> {
+    Some(
+        paths::data()
+            .ok()?
+            .join("shell")
+            .join(format!("agent-resume.{}", shell.as_str())),
+    )
+}
+
+/// The startup-file line that sources `file` when it exists: no process,
+/// and nothing at all once `agent-resume disable` removed it. `None` when
+/// the path cannot be quoted for the shells.
+pub fn rc_line(shell: Shell, file: &Path) -> Option<String> {
+    let q = quote(file.to_str()?).ok()?;
+    Some(match shell {
+        Shell::Fish => format!("test -r {q}; and source {q}"),
+        _ => format!("[ -r {q} ] && . {q}"),
+    })
+}
+
+/// The words a startup file's line holds when it loads the integration
+/// from [`file`] (what `doctor` looks for).
+pub fn rc_needle(shell: Shell) -> String {
+    format!("agent-resume/shell/agent-resume.{}", shell.as_str())
+}
+
+/// What [`file`] holds for `shell` against what this binary writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileState {
+    /// This binary's script.
+    Current,
+    /// Another script (another agent-resume, another path).
+    Stale,
+    /// No file.
+    Missing,
+}
+
+/// Whether `shell`'s file is this binary's script.
+pub fn file_state(shell: Shell, bin: &str) -> FileState {
+    let Some(path) = file(shell) else {
+        return FileState::Missing;
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text == script(shell, bin, prompt_dir().as_deref()) => FileState::Current,
+        Ok(_) => FileState::Stale,
+        Err(_) => FileState::Missing,
+    }
+}
+
+/// Writes every shell's file (mode 0644, replaced through a new file and
+/// a rename, never through a link): the paths written.
+pub fn write_files(bin: &str) -> io::Result<Vec<PathBuf>> {
+    let prompts = prompt_dir();
+    let mut written = Vec::new();
+    for shell in SHELLS {
+        let path = file(shell).ok_or_else(|| io::Error::other("no data directory"))?;
+        let dir = path.parent().ok_or_else(|| io::Error::other("no parent"))?;
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(
+            ".agent-resume.{}.{}",
+            shell.as_str(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(&tmp)?;
+            f.write_all(script(shell, bin, prompts.as_deref()).as_bytes())?;
+            f.sync_all()?;
+        }
+        if let Err(e) = std::fs::rename(&tmp, &path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Removes every shell's file: a startup file's [`rc_line`] then loads
+/// nothing. The paths removed.
+pub fn remove_files() -> Vec<PathBuf> {
+    SHELLS
+        .iter()
+        .filter_map(|&s| file(s))
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn every_template_placeholder_is_filled() {
+        for shell in SHELLS {
+            let text = script(shell, "/opt/a b/agent-resume", Some(Path::new("/s/prompt")));
+            assert!(!text.contains("@AGENT_RESUME_"), "{shell:?}");
+            assert!(text.contains("'/opt/a b/agent-resume'"), "{shell:?}");
+            assert!(text.contains("'/s/prompt'"), "{shell:?}");
+            assert!(text.contains(" claude "), "{shell:?}");
+        }
+        assert_eq!(script(Shell::Sh, "/x", None), "");
+        assert!(script(Shell::Zsh, "/x", None).contains("_agent_resume_prompts=''"));
+    }
+
+    #[test]
+    fn the_rc_line_quotes_the_file_for_every_shell() {
+        assert_eq!(
+            rc_line(Shell::Bash, Path::new("/h/it's/agent-resume.bash")).unwrap(),
+            "[ -r '/h/it'\\''s/agent-resume.bash' ] && . '/h/it'\\''s/agent-resume.bash'"
+        );
+        assert_eq!(
+            rc_line(Shell::Fish, Path::new("/h/f")).unwrap(),
+            "test -r '/h/f'; and source '/h/f'"
+        );
+        assert!(rc_line(Shell::Bash, Path::new("/h/a\nb")).is_none());
+    }
+}

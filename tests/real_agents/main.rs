@@ -2688,7 +2688,7 @@ fn restart(scripts: &[Script], hooks: bool, after: impl FnOnce(&Machine, &[Strin
             })
     };
     let recorded = |pane: &str| {
-        wait_for(&format!("the recording of {pane}"), || {
+        wait_for(&format!("the recording of the pane {pane}"), || {
             m.recordings()
                 .into_iter()
                 .find(|r| r["pane"].as_str() == Some(pane))

@@ -22,7 +22,9 @@
 //! one tmux server set up as a user's ([`Machine`]), each with its own
 //! stand-in whose replies carry a marker and which keeps every request
 //! body; the machine is rebooted and tmux started again, and each resumed
-//! CLI's next request must carry its marker.
+//! CLI's next request must carry its marker. [`restart`] runs a
+//! [`Script`] per seat instead (its own prompts, a first prompt typed late,
+//! `/clear` then another turn, two seats of one agent).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;

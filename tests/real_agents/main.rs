@@ -22,7 +22,9 @@
 //! one tmux server set up as a user's ([`Machine`]), each with its own
 //! stand-in whose replies carry a marker and which keeps every request
 //! body; the machine is rebooted and tmux started again, and each resumed
-//! CLI's next request must carry its marker.
+//! CLI's next request must carry its marker. [`restart`] runs a
+//! [`Script`] per seat instead (its own prompts, a first prompt typed late,
+//! `/clear` then another turn, two seats of one agent).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -233,16 +235,23 @@ struct StandIn {
     replies: Arc<AtomicBool>,
     /// What every model reply says.
     text: Arc<Mutex<String>>,
+    /// What a reply says instead when the request holds a word.
+    rules: Rules,
     /// Every request body received, in order.
     bodies: Arc<Mutex<Vec<String>>>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// Words of a request and what the reply to a request holding one says,
+/// the first that matches taken.
+type Rules = Arc<Mutex<Vec<(String, String)>>>;
 
 /// What a stand-in's connections share.
 #[derive(Clone)]
 struct Served {
     replies: Arc<AtomicBool>,
     text: Arc<Mutex<String>>,
+    rules: Rules,
     bodies: Arc<Mutex<Vec<String>>>,
 }
 
@@ -256,6 +265,7 @@ impl StandIn {
         let served = Served {
             replies: Arc::new(AtomicBool::new(replies)),
             text: Arc::new(Mutex::new("ok".to_owned())),
+            rules: Arc::default(),
             bodies: Arc::new(Mutex::new(Vec::new())),
         };
         let flag = Arc::clone(&stop);
@@ -275,6 +285,7 @@ impl StandIn {
             stop,
             replies: served.replies,
             text: served.text,
+            rules: served.rules,
             bodies: served.bodies,
             thread: Some(thread),
         }
@@ -283,6 +294,15 @@ impl StandIn {
     /// From now on, every model reply says `text` (`ok` at first).
     fn set_text(&self, text: &str) {
         *self.text.lock().unwrap() = text.to_owned();
+    }
+
+    /// From now on, the reply to a request holding `word` says `text`
+    /// (an earlier rule's word wins).
+    fn reply_to(&self, word: &str, text: &str) {
+        self.rules
+            .lock()
+            .unwrap()
+            .push((word.to_owned(), text.to_owned()));
     }
 
     /// Every request body received so far, in order.
@@ -326,7 +346,15 @@ fn serve(conn: TcpStream, served: &Served) {
             .unwrap()
             .push(String::from_utf8_lossy(&body).into_owned());
         let replies = served.replies.load(Ordering::SeqCst);
-        let text = served.text.lock().unwrap().clone();
+        let asked = String::from_utf8_lossy(&body);
+        let rule = served
+            .rules
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(word, _)| asked.contains(word.as_str()))
+            .map(|(_, text)| text.clone());
+        let text = rule.unwrap_or_else(|| served.text.lock().unwrap().clone());
         let (status, ctype, payload) = respond(&method, &path, &body, replies, &text);
         let head = format!(
             "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\n\r\n",
@@ -2073,14 +2101,53 @@ const MACHINE_MARK: &str = "AGENT_RESUME_TEST_REAL_RESTART";
 /// The prompt of a machine's bash panes.
 const BASH_PROMPT: &str = "bash$";
 
-/// One agent of a [`Machine`]: the CLI, the flags its first run is typed
-/// with (long forms, as a recording carries them), its own stand-in, whose
-/// every reply says `marker`, and its project directory.
+/// What one seat of a [`Machine`] does before the restart, and what its
+/// agent is asked after it.
+#[derive(Clone, Copy)]
+struct Script {
+    cli: &'static Cli,
+    /// The flags its first run is typed with (long forms, as a recording
+    /// carries them).
+    flags: &'static [&'static str],
+    /// The first turn's prompt: a word no other seat's prompt, no
+    /// conversation's reply and no agent's own instructions hold.
+    prompt: &'static str,
+    /// The prompt typed after the restart, whose request must carry the
+    /// seat's conversation.
+    recall: &'static str,
+    /// How long after the agent's start its first prompt is typed.
+    first_prompt_after: Duration,
+    /// `/clear` typed after the first turn, then a second turn with this
+    /// prompt: the conversation the pane must come back on.
+    clear_then: Option<&'static str>,
+}
+
+impl Script {
+    /// One turn saying "hello" as soon as the agent is up; "recall" after
+    /// the restart.
+    const fn new(cli: &'static Cli, flags: &'static [&'static str]) -> Script {
+        Script {
+            cli,
+            flags,
+            prompt: "hello",
+            recall: "recall",
+            first_prompt_after: Duration::ZERO,
+            clear_then: None,
+        }
+    }
+}
+
+/// One agent of a [`Machine`]: its [`Script`], the stand-in it talks to
+/// (shared by the seats of one agent: they share its config), whose
+/// replies to this seat's prompts say `marker` (`before_clear` for a
+/// request holding the prompt before `/clear`), and its project directory.
 struct Seat {
+    script: Script,
     cli: &'static Cli,
     flags: &'static [&'static str],
-    server: StandIn,
+    server: Arc<StandIn>,
     marker: String,
+    before_clear: String,
     dir: PathBuf,
 }
 
@@ -2090,6 +2157,12 @@ impl Seat {
         let mut words = vec![self.cli.bin];
         words.extend(self.flags);
         words.join(" ")
+    }
+
+    /// The prompt of the turn whose conversation the pane must come back
+    /// on.
+    fn last_prompt(&self) -> &'static str {
+        self.script.clear_then.unwrap_or(self.script.prompt)
     }
 }
 
@@ -2111,9 +2184,18 @@ impl Machine {
     /// `hooks`: whether `install-hooks` is run for each agent (otherwise
     /// the agents are captured with no hook, by the saves' scans).
     fn new(agents: &[(&'static Cli, &'static [&'static str])], hooks: bool) -> Machine {
+        let scripts: Vec<Script> = agents
+            .iter()
+            .map(|(cli, flags)| Script::new(cli, flags))
+            .collect();
+        Machine::seated(&scripts, hooks)
+    }
+
+    /// A machine with a seat for each of `scripts`.
+    fn seated(scripts: &[Script], hooks: bool) -> Machine {
         let bash = require("bash");
         require("tmux");
-        let exes: Vec<PathBuf> = agents.iter().map(|(cli, _)| installed(cli)).collect();
+        let exes: Vec<PathBuf> = scripts.iter().map(|s| installed(s.cli)).collect();
         let mut env = PrivateEnv::bare(agent_resume());
         let root = env.root().to_owned();
         let home = root.join("home");
@@ -2121,24 +2203,46 @@ impl Machine {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let seats: Vec<Seat> = agents
-            .iter()
-            .map(|(cli, flags)| {
-                let dir = root.join("work").join(cli.agent);
-                fs::create_dir_all(&dir).expect("creates the project");
-                let server = StandIn::start(true);
-                // A word no prompt, file name or id holds.
-                let marker = format!("zqx{}{nanos}", cli.agent);
-                server.set_text(&format!("ok {marker}"));
-                Seat {
-                    cli,
-                    flags,
-                    server,
-                    marker,
-                    dir,
+        let mut seats: Vec<Seat> = Vec::new();
+        for (i, script) in scripts.iter().enumerate() {
+            let cli = script.cli;
+            let first = seats.iter().find(|s| s.cli.agent == cli.agent);
+            let dir = match first {
+                None => root.join("work").join(cli.agent),
+                Some(_) => root.join("work").join(format!("{}-{i}", cli.agent)),
+            };
+            fs::create_dir_all(&dir).expect("creates the project");
+            // Words no prompt, file name, id or other marker holds.
+            let marker = format!("zqx{}s{i}n{nanos}", cli.agent);
+            let before_clear = format!("zqy{}s{i}n{nanos}", cli.agent);
+            let server = match first {
+                None => {
+                    let server = Arc::new(StandIn::start(true));
+                    server.set_text(&format!("ok {marker}"));
+                    server
                 }
-            })
-            .collect();
+                Some(f) => {
+                    // Replies name a seat only by its own prompt.
+                    f.server.set_text("ok");
+                    Arc::clone(&f.server)
+                }
+            };
+            if let Some(then) = script.clear_then {
+                server.reply_to(script.prompt, &format!("ok {before_clear}"));
+                server.reply_to(then, &format!("ok {marker}"));
+            } else {
+                server.reply_to(script.prompt, &format!("ok {marker}"));
+            }
+            seats.push(Seat {
+                script: *script,
+                cli,
+                flags: script.flags,
+                server,
+                marker,
+                before_clear,
+                dir,
+            });
+        }
         let url = |agent: &str| {
             seats
                 .iter()
@@ -2171,13 +2275,19 @@ impl Machine {
         let tmux = env.tmux(&home.join(".tmux.conf"));
         let m = Machine { tmux, env, seats };
         m.ar_ok(&["enable"]);
-        for s in m.seats.iter().filter(|_| hooks) {
-            if s.cli.agent == "codex" {
+        let mut agents: Vec<&str> = Vec::new();
+        for s in &m.seats {
+            if !agents.contains(&s.cli.agent) {
+                agents.push(s.cli.agent);
+            }
+        }
+        for agent in agents.into_iter().filter(|_| hooks) {
+            if agent == "codex" {
                 // Each TUI runs its own sessions and hooks (see the
                 // two-pane tests for Codex's shared server).
                 m.ar_ok(&["install-hooks", "codex", "--per-window"]);
             } else {
-                m.ar_ok(&["install-hooks", s.cli.agent]);
+                m.ar_ok(&["install-hooks", agent]);
             }
         }
         m
@@ -2354,24 +2464,74 @@ fn holding(store: &Path, needle: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Real CLIs, real restarts. Each agent of `agents` runs in its own bash
-/// pane (window `i` of session `work`) started as a user types it with
-/// its flags, and holds a conversation whose reply carries its marker;
-/// the server is saved, then killed as a reboot leaves it, and tmux is
-/// started again as a user starts it (a client on a new session) with no
-/// other agent-resume command. Each pane's agent is then back: its
-/// process runs with exactly the flags of the first run plus the resume
-/// of its recorded conversation, `restore.log` says it is confirmed, and
-/// its next request to the model carries the first reply's marker.
-/// `hooks`: whether the agents' hooks are installed (otherwise the saves'
-/// scans capture them). `after` runs on the restarted machine, with each
-/// seat's recorded id, before the user's client detaches.
+/// The sessions Claude's registry (`~/.claude/sessions/<pid>.json`) names
+/// on the machine.
+fn claude_registry(m: &Machine) -> Vec<String> {
+    files_under(&m.home().join(".claude/sessions"))
+        .iter()
+        .filter_map(|p| serde_json::from_str::<Value>(&fs::read_to_string(p).ok()?).ok())
+        .filter_map(|v| v["sessionId"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The file name of `path` up to its first dot: Claude's `<id>.jsonl`.
+fn stem(path: &Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    name.split('.').next().unwrap_or_default().to_owned()
+}
+
+/// Whether a launch capture (`agent-resume capture launch`) of the
+/// machine runs.
+fn launch_watch_runs(m: &Machine) -> bool {
+    m.processes()
+        .iter()
+        .any(|(_, c)| c.contains("capture launch"))
+}
+
+/// Where one seat's turns before the restart are.
+#[derive(Clone, Debug)]
+enum Step {
+    /// The first prompt, until the store holds its reply.
+    First,
+    /// `/clear`, until the agent's registry no longer names the first
+    /// conversation (its id).
+    Clear(String),
+    /// The prompt after `/clear`, until the store holds its reply.
+    AfterClear,
+    /// The store holds the reply of the conversation the pane must come
+    /// back on.
+    Done,
+}
+
+/// [`restart`] of one seat per agent, each with [`Script::new`].
 fn real_restart(
     agents: &[(&'static Cli, &'static [&'static str])],
     hooks: bool,
     after: impl FnOnce(&Machine, &[String]),
 ) {
-    let m = Machine::new(agents, hooks);
+    let scripts: Vec<Script> = agents
+        .iter()
+        .map(|(cli, flags)| Script::new(cli, flags))
+        .collect();
+    restart(&scripts, hooks, after);
+}
+
+/// Real CLIs, real restarts. Each seat of `scripts` runs in its own bash
+/// pane (window `i` of session `work`) started as a user types it with
+/// its flags, and holds the conversation its script says, whose reply
+/// carries its marker; the server is saved, then killed as a reboot
+/// leaves it, and tmux is started again as a user starts it (a client on
+/// a new session) with no other agent-resume command. Each pane's agent
+/// is then back: its process runs with exactly the flags of the first
+/// run plus the resume of its recorded conversation, `restore.log` says
+/// it is confirmed, and its next request to the model carries the marker
+/// (and the prompt) of its own conversation and nothing of another seat's
+/// or of the conversation before a `/clear`. `hooks`: whether the agents'
+/// hooks are installed (otherwise the saves' scans capture them). `after`
+/// runs on the restarted machine, with each seat's recorded id, before
+/// the user's client detaches.
+fn restart(scripts: &[Script], hooks: bool, after: impl FnOnce(&Machine, &[String])) {
+    let m = Machine::seated(scripts, hooks);
     let t = &m.tmux;
     let place = |i: usize| format!("work:{i}.0");
     let target = |i: usize| format!("=work:{i}.0");
@@ -2394,75 +2554,182 @@ fn real_restart(
             t.ok(&["new-window", "-d", "-t", &format!("=work:{i}"), "-c", dir]);
         }
     }
+    let mut started = Vec::new();
     for (i, s) in m.seats.iter().enumerate() {
         t.wait_screen(&target(i), "the bash prompt", |sc| sc.contains(BASH_PROMPT));
         t.type_line(&target(i), &s.line());
+        started.push(Instant::now());
         if let Some(answer) = s.cli.after_start {
             answer(t, &target(i));
         }
     }
-    for (i, s) in m.seats.iter().enumerate() {
-        if s.cli.agent == "codex" {
-            let name = s.cli.name();
-            let screen = codex_hook_review(&name, t, &target(i), TRUST_ALL);
-            codex_answer_review(&name, t, &target(i), TRUST_ALL, screen);
-        }
+    // Every Codex TUI shows the review of the hook before any is answered:
+    // a TUI started after the trust was written would not ask.
+    let codex: Vec<usize> = (0..m.seats.len())
+        .filter(|&i| m.seats[i].cli.agent == "codex" && hooks)
+        .collect();
+    let screens: Vec<String> = codex
+        .iter()
+        .map(|&i| codex_hook_review(&m.seats[i].cli.name(), t, &target(i), TRUST_ALL))
+        .collect();
+    for (&i, screen) in codex.iter().zip(screens) {
+        codex_answer_review(&m.seats[i].cli.name(), t, &target(i), TRUST_ALL, screen);
     }
 
-    // A turn in every pane at once, until each agent's store holds a
-    // session file with its reply's marker.
+    // The turns of every pane at once, each as its script says, until each
+    // agent's store holds a session file with its reply's marker.
     let deadline = Instant::now() + 3 * agent_resume_test_support::PATIENCE;
     let mut typed: Vec<Option<Instant>> = vec![None; m.seats.len()];
+    let mut steps: Vec<Step> = vec![Step::First; m.seats.len()];
     let mut files: Vec<Option<PathBuf>> = vec![None; m.seats.len()];
-    while files.iter().any(Option::is_none) {
+    let mut cleared: Vec<Option<String>> = vec![None; m.seats.len()];
+    let mut late: Vec<Option<Duration>> = vec![None; m.seats.len()];
+    while steps.iter().any(|s| !matches!(s, Step::Done)) {
         for (i, s) in m.seats.iter().enumerate() {
-            if files[i].is_some() {
-                continue;
-            }
-            files[i] = holding(&m.home().join(s.cli.store), &s.marker)
-                .into_iter()
-                .next();
-            if files[i].is_none() && typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4))
-            {
+            let store = m.home().join(s.cli.store);
+            let due = typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4));
+            let stuck = || {
                 assert!(
                     Instant::now() < deadline,
-                    "{}: no session file holds the reply {:?}; the screen:\n{}",
+                    "{}: stuck at {:?}; the screen:\n{}",
                     s.cli.name(),
-                    s.marker,
+                    steps[i],
                     t.screen(&target(i))
                 );
-                submit(t, &target(i), "hello");
-                typed[i] = Some(Instant::now());
+            };
+            match steps[i].clone() {
+                Step::First if s.script.clear_then.is_some() => {
+                    if let Some(f) = holding(&store, &s.before_clear).into_iter().next() {
+                        steps[i] = Step::Clear(stem(&f));
+                        typed[i] = None;
+                    } else if due {
+                        stuck();
+                        submit(t, &target(i), s.script.prompt);
+                        typed[i] = Some(Instant::now());
+                    }
+                }
+                Step::First => {
+                    files[i] = holding(&store, &s.marker).into_iter().next();
+                    if files[i].is_some() {
+                        steps[i] = Step::Done;
+                        continue;
+                    }
+                    let wait = s.script.first_prompt_after;
+                    if typed[i].is_none()
+                        && (started[i].elapsed() < wait || !wait.is_zero() && launch_watch_runs(&m))
+                    {
+                        continue;
+                    }
+                    if due {
+                        stuck();
+                        if typed[i].is_none() && !wait.is_zero() {
+                            late[i] = Some(started[i].elapsed());
+                        }
+                        submit(t, &target(i), s.script.prompt);
+                        typed[i] = Some(Instant::now());
+                    }
+                }
+                Step::Clear(id) => {
+                    assert_eq!(s.cli.agent, "claude", "only Claude's /clear is scripted");
+                    let names = claude_registry(&m);
+                    if !names.is_empty() && !names.contains(&id) {
+                        eprintln!(
+                            "{}: the registry names {names:?} after `/clear` of {id}",
+                            s.cli.name()
+                        );
+                        cleared[i] = Some(id);
+                        steps[i] = Step::AfterClear;
+                        typed[i] = None;
+                    } else if due && !visible(t, &target(i)).contains("esc to interrupt") {
+                        stuck();
+                        submit(t, &target(i), "/clear");
+                        typed[i] = Some(Instant::now());
+                    }
+                }
+                Step::AfterClear => {
+                    files[i] = holding(&store, &s.marker).into_iter().next();
+                    if files[i].is_some() {
+                        steps[i] = Step::Done;
+                    } else if due {
+                        stuck();
+                        submit(t, &target(i), s.last_prompt());
+                        typed[i] = Some(Instant::now());
+                    }
+                }
+                Step::Done => {}
             }
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+    for (i, s) in m.seats.iter().enumerate() {
+        eprintln!("{}: the conversation is {:?}", s.cli.name(), files[i]);
+        if let Some(after) = late[i] {
+            eprintln!(
+                "{}: first prompt typed {after:?} after its start",
+                s.cli.name()
+            );
+            assert!(after >= s.script.first_prompt_after);
+        }
+    }
 
-    // Each pane recorded (by its agent's hook) with its conversation and
-    // the flags of its run; the run's own arguments are those flags.
+    // Each pane recorded (by its agent's hook, or a scan) with its
+    // conversation and the flags of its run; the run's own arguments are
+    // those flags. A pane that cleared its conversation is checked after
+    // the save below.
     let panes = m.panes();
     let mut before = Vec::new();
-    for (i, s) in m.seats.iter().enumerate() {
-        let name = s.cli.name();
-        let (pane, (_, shell)) = panes
+    let pane_of = |i: usize| {
+        panes
             .iter()
             .find(|(_, (p, _))| *p == place(i))
-            .unwrap_or_else(|| panic!("{name}: no pane at {}: {panes:?}", place(i)));
-        let file = files[i].clone().unwrap();
-        let rec = wait_for(&format!("{name}: the pane's recording"), || {
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no pane at {}: {panes:?}",
+                    m.seats[i].cli.name(),
+                    place(i)
+                )
+            })
+    };
+    let recorded = |pane: &str| {
+        wait_for(&format!("the recording of the pane {pane}"), || {
             m.recordings()
                 .into_iter()
-                .find(|r| r["pane"].as_str() == Some(pane.as_str()))
-        });
+                .find(|r| r["pane"].as_str() == Some(pane))
+        })
+    };
+    let is_own = |i: usize, rec: &Value| {
+        let s = &m.seats[i];
+        let file = files[i].clone().unwrap();
+        let id = rec["session_id"].as_str().unwrap_or_default();
+        rec["agent"] == s.cli.agent
+            && id.len() >= 8
+            && (file.to_string_lossy().contains(id)
+                || holding(&m.home().join(s.cli.store), id).contains(&file))
+    };
+    for (i, s) in m.seats.iter().enumerate() {
+        let name = s.cli.name();
+        let (pane, (_, shell)) = pane_of(i);
+        let file = files[i].clone().unwrap();
+        let rec = recorded(pane);
         let id = rec["session_id"].as_str().unwrap_or_default().to_owned();
-        assert!(
-            rec["agent"] == s.cli.agent
-                && id.len() >= 8
-                && (file.to_string_lossy().contains(&id)
-                    || holding(&m.home().join(s.cli.store), &id).contains(&file)),
-            "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
-            file.display()
-        );
+        if let Some(old) = &cleared[i] {
+            let now = if id == stem(&file) {
+                "the new"
+            } else if id == *old {
+                "the cleared"
+            } else {
+                "another"
+            };
+            eprintln!(
+                "{name}: before the save, the pane is recorded with {now} conversation: {rec}"
+            );
+        } else {
+            assert!(
+                is_own(i, &rec),
+                "{name}: the pane {pane} is recorded with the conversation of {}: {rec}",
+                file.display()
+            );
+        }
         assert_eq!(
             flags_line(&rec),
             s.flags.join(" "),
@@ -2477,6 +2744,21 @@ fn real_restart(
     }
     m.wait_settled();
     m.ar_ok(&["tmux", "save", "-L", t.socket()]);
+    for (i, s) in m.seats.iter().enumerate() {
+        let Some(old) = &cleared[i] else { continue };
+        let rec = recorded(&before[i].0);
+        let id = rec["session_id"].as_str().unwrap_or_default().to_owned();
+        // The new conversation's transcript may name the one before (its
+        // parent): only its own id will do.
+        assert!(
+            id == stem(files[i].as_ref().unwrap()) && id != *old,
+            "{}: after `/clear` and a turn, the pane is not recorded with the new conversation \
+             of {} (before `/clear`: {old}): {rec}",
+            s.cli.name(),
+            files[i].clone().unwrap().display()
+        );
+        before[i].1 = id;
+    }
     m.reboot();
 
     // The user types `tmux`: a control-mode client on a new session, its
@@ -2534,32 +2816,58 @@ fn real_restart(
         );
     }
 
-    // The next turn of each resumed agent carries the earlier
-    // conversation.
+    // The next turn of each resumed agent carries its own conversation
+    // (its marker and last prompt), and nothing of another seat's or of
+    // the conversation before a `/clear`.
     let mut pending: Vec<usize> = (0..m.seats.len()).collect();
     let mut typed: Vec<Option<Instant>> = vec![None; m.seats.len()];
     let deadline = Instant::now() + 2 * agent_resume_test_support::PATIENCE;
     while !pending.is_empty() {
         pending.retain(|&i| {
             let s = &m.seats[i];
+            let mut foreign: Vec<&str> = m
+                .seats
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| o.marker.as_str())
+                .chain(m.seats.iter().map(|o| o.before_clear.as_str()))
+                .collect();
+            if s.script.clear_then.is_some() {
+                foreign.push(s.script.prompt);
+            }
             let asked: Vec<String> = s.server.bodies()[before[i].3..]
                 .iter()
-                .filter(|b| b.contains("recall"))
+                .filter(|b| b.contains(s.script.recall))
                 .cloned()
                 .collect();
-            if asked.iter().any(|b| b.contains(&s.marker)) {
+            if let Some(w) = foreign
+                .iter()
+                .find(|w| asked.iter().any(|b| b.contains(**w)))
+            {
+                panic!(
+                    "{}: a request after the restart carries {w:?}, of another conversation than \
+                     the pane's own; the requests with the new prompt: {asked:?}",
+                    s.cli.name()
+                );
+            }
+            if asked
+                .iter()
+                .any(|b| b.contains(&s.marker) && b.contains(s.last_prompt()))
+            {
                 return false;
             }
             if typed[i].is_none_or(|at| at.elapsed() > Duration::from_secs(4)) {
                 assert!(
                     Instant::now() < deadline,
-                    "{}: no request after the restart carries the earlier reply {:?}; \
-                     the requests with the new prompt: {asked:?}; the screen:\n{}",
+                    "{}: no request after the restart carries the earlier reply {:?} and prompt \
+                     {:?}; the requests with the new prompt: {asked:?}; the screen:\n{}",
                     s.cli.name(),
                     s.marker,
+                    s.last_prompt(),
                     t.screen(&target(i))
                 );
-                submit(t, &target(i), "recall");
+                submit(t, &target(i), s.script.recall);
                 typed[i] = Some(Instant::now());
             }
             true
@@ -2749,4 +3057,72 @@ fn qwen_code_with_no_hook_comes_back_after_a_reboot_confirmed_by_its_runtime_fil
 #[test]
 fn gemini_cli_with_no_hook_comes_back_after_a_reboot_in_its_conversation() {
     conformance(&GEMINI, &["--model", GEMINI_MODEL], false);
+}
+
+/// Zero-config Claude after `/clear`: a turn, `/clear`, a turn on the new
+/// conversation. Before the reboot the pane is recorded with the new
+/// conversation (Claude's `~/.claude/sessions/<pid>.json` names it; its
+/// argv names none), not the one before `/clear`; after it the resumed
+/// Claude's next request carries the second prompt and its reply, nothing
+/// of the first.
+#[test]
+fn claude_code_with_no_hook_comes_back_after_a_reboot_on_the_conversation_after_clear() {
+    restart(
+        &[Script {
+            prompt: "tangelo",
+            clear_then: Some("kumquat"),
+            ..Script::new(&CLAUDE, &["--model", "sonnet"])
+        }],
+        false,
+        |_, _| {},
+    );
+}
+
+/// Zero-config Qwen whose first prompt comes once the launch capture has
+/// ended (more than its 30 s after the start, `engine::launch::WAITS`):
+/// Qwen holds its chat file open only while writing, and names its
+/// conversation in `chats/<id>.runtime.json` with its pid; the pane is
+/// recorded with that conversation before the reboot, comes back on it,
+/// and restore.log confirms it.
+#[test]
+fn qwen_code_with_no_hook_and_a_late_first_prompt_comes_back_after_a_reboot_confirmed() {
+    restart(
+        &[Script {
+            first_prompt_after: Duration::from_secs(35),
+            ..Script::new(&QWEN, &["--model", "standin"])
+        }],
+        false,
+        |_, _| {},
+    );
+}
+
+/// Two Codex TUIs of one `$CODEX_HOME`, each in its own window, with
+/// `install-hooks codex --per-window` and the hook trusted: each pane is
+/// recorded with its own rollout, and after the reboot each resumed TUI's
+/// next request carries its own conversation, never the other pane's.
+#[test]
+fn two_codex_panes_per_window_come_back_after_a_reboot_each_on_its_own_conversation() {
+    restart(
+        &[
+            Script {
+                prompt: "marmoset",
+                recall: "tamarin",
+                ..Script::new(&CODEX, &["--model", "standin"])
+            },
+            Script {
+                prompt: "ocelot",
+                recall: "caracal",
+                ..Script::new(&CODEX, &["--model", "standin"])
+            },
+        ],
+        true,
+        |m, ids| {
+            assert_ne!(ids[0], ids[1], "two panes, two rollouts");
+            let config = fs::read_to_string(m.home().join(".codex/config.toml")).unwrap();
+            assert!(
+                config.contains("daemon_auto_start = false"),
+                "install-hooks codex --per-window left no per-window setting:\n{config}"
+            );
+        },
+    );
 }

@@ -105,7 +105,10 @@ fn kitty_conf() -> anyhow::Result<String> {
         .and_then(|p| p.into_os_string().into_string().ok())
         .unwrap_or_default();
     let startup = agent_resume_kitty::start::startup_line(&dir, &bin)?;
-    Ok(format!("{KITTY_CONF}{listen_on}{STARTUP_CONF}{startup}"))
+    let watcher = agent_resume_kitty::watcher::watcher_line(&dir, &bin)?;
+    Ok(format!(
+        "{KITTY_CONF}{listen_on}{STARTUP_CONF}{startup}{WATCHER_CONF}{watcher}"
+    ))
 }
 
 /// The comment before `startup_session`.
@@ -117,8 +120,14 @@ pub const STARTUP_CONF: &str = "\
 /// The kitty.conf lines before `listen_on`.
 pub const KITTY_CONF: &str = "\
 # agent-resume: kitty remote control on a socket of yours; the shell
-# integration saves the kitty snapshot at each prompt.
+# integration saves the kitty snapshot when its directory changes.
 allow_remote_control socket-only
+";
+
+/// The comment before `watcher`.
+pub const WATCHER_CONF: &str = "\
+# agent-resume: kitty's layout events (a window closed, split, moved or
+# focused) save the snapshot; a prompt with nothing changed runs nothing.
 ";
 
 /// tmux events after which the snapshot is saved again.

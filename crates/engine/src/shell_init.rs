@@ -66,10 +66,43 @@ pub fn script(shell: Shell, bin: &str, prompts: Option<&Path>) -> String {
         .iter()
         .flat_map(|a| a.commands.iter().map(String::as_str))
         .collect();
+    let pattern = quote(&fish_agent_pattern(&words)).unwrap_or_else(|_| "'^$'".to_owned());
     template
+        .replace("@AGENT_RESUME_AGENT_RE@", &pattern)
         .replace("@AGENT_RESUME_BIN@", &bin)
         .replace("@AGENT_RESUME_PROMPTS@", &prompts)
         .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
+}
+
+/// The regular expression (PCRE2, as fish's `string match -r` reads it)
+/// that tells the fish integration a line starts one of `words`, as the
+/// bash and zsh integrations decide it word by word: words split at
+/// spaces; leading `NAME=value` assignments and `command`, `exec`, `env`
+/// and `nohup` skipped; quotes around the first other word and any
+/// directory before it dropped; that word one of `words`.
+pub fn fish_agent_pattern(words: &[&str]) -> String {
+    // Quote characters by their code: the pattern itself is quoted for
+    // fish with the all-shells quoting, which takes no `'`.
+    let quotes = "[\\x27\\x22]*";
+    let escaped: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_string()
+                    } else {
+                        format!("\\{c}")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    format!(
+        "^ *(?:(?:{quotes}[A-Za-z_][A-Za-z0-9_]*=[^ ]*|{quotes}(?:command|exec|env|nohup){quotes}) +)*\
+         {quotes}(?:[^ ]*/)?(?:{}){quotes}(?: |$)",
+        escaped.join("|")
+    )
 }
 
 /// The file a startup file sources for `shell`:

@@ -59,6 +59,7 @@ mod reread;
 mod socket;
 pub mod start;
 mod value;
+pub mod watcher;
 mod writer;
 
 pub use command::{Kitty, KittyError};

@@ -14,7 +14,7 @@
 //!    prompt is drawn, and the line `-` when a line starts to run (bash's
 //!    `DEBUG` trap after `PS0`, zsh `preexec`, fish `fish_preexec`): shell
 //!    builtins appending (`>>`), no process per prompt, and no truncation
-//!    (ext4 flushes a file rewritten through one); every 256th prompt
+//!    (ext4 flushes a file rewritten through one); every 100th prompt
 //!    starts the file afresh. The newest line holds. A pane without the
 //!    integration never has one, and is never typed into.
 //! 2. **Nothing else holds the terminal.** The terminal's foreground process

@@ -152,8 +152,8 @@ __agent_resume_publish() {
     # A note the take could not read stays: never asked again by this shell.
     [ -e "$__agent_resume_prompt_file.pending" ] && __agent_resume_no_pending=1
   fi
-  # Appended (a rewrite would pay a flush); every 256th prompt afresh.
-  if ((__agent_resume_seq % 256)); then
+  # Appended (a rewrite would pay a flush); every 100th prompt afresh.
+  if ((__agent_resume_seq % 100)); then
     printf '%s\n' "$__agent_resume_seq:$$" 2>/dev/null >>"$__agent_resume_prompt_file"
   else
     printf '%s\n' "$__agent_resume_seq:$$" 2>/dev/null >|"$__agent_resume_prompt_file"
@@ -194,9 +194,14 @@ __agent_resume_precmd() {
 }
 
 # Inside kitty (outside tmux): the kitty snapshot is saved in the background
-# at each prompt, so it is current whenever kitty ends.
+# when this shell's directory is not the one of its last save (a new
+# window's first prompt, a cd); kitty's own layout events save it through
+# the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
+__agent_resume_kitty_pwd=
 __agent_resume_kitty_save() {
   [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] || return 0
+  [ "$PWD" = "$__agent_resume_kitty_pwd" ] && return 0
+  __agent_resume_kitty_pwd=$PWD
   ( "$__agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 & )
 }
 

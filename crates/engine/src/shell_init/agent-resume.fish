@@ -64,17 +64,14 @@ if set -q KITTY_WINDOW_ID; and set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTE
     end
 end
 
+# Whether a line starts an agent: its first word, past `NAME=value`
+# assignments and `command`, `exec`, `env` or `nohup`, with any quotes
+# around it and any directory before it, is an agent's command word. One
+# regular expression (`shell_init::fish_agent_pattern`), no command
+# substitution: a line that is no agent pays one match.
+set -g __agent_resume_agent_re @AGENT_RESUME_AGENT_RE@
 function __agent_resume_is_agent --argument-names line
-    for w in (string split -n ' ' -- $line)
-        # A resume line quotes every word: `'claude'`.
-        set w (string trim -c "'\"" -- $w)
-        string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $w; and continue
-        contains -- $w command exec env nohup; and continue
-        set -l base (string split -r -m1 / -- $w)[-1]
-        contains -- $base $__agent_resume_agents
-        return
-    end
-    return 1
+    string match -qr -- $__agent_resume_agent_re $line
 end
 
 function __agent_resume_ended --argument-names st
@@ -235,22 +232,29 @@ if __agent_resume_in_tmux; and test -n "$__agent_resume_prompts"
 end
 
 # Appends a line to the prompt file (a builtin and a redirection; a
-# rewrite would pay a flush): `<seq>:<pid>` at a prompt, every 256th one
-# afresh, `-` when a line runs. A file that cannot be written is no
-# prompt, and says nothing.
+# rewrite would pay a flush): `<seq>:<pid>` at a prompt, every 100th one
+# afresh, `-` when a line runs. fish reports a failed redirection whatever
+# its own redirections, so a directory gone since init is checked first:
+# no prompt, and nothing said.
 function __agent_resume_write_prompt --argument-names text
-    begin
-        if test "$text" != -; and test (math $__agent_resume_seq % 256) -eq 0
-            printf '%s\n' "$text" >$__agent_resume_prompt_file
-        else
-            printf '%s\n' "$text" >>$__agent_resume_prompt_file
-        end
-    end 2>/dev/null
+    test -d "$__agent_resume_prompts"; or return 0
+    if test "$text" != -; and string match -q -- '*00' $__agent_resume_seq
+        printf '%s\n' "$text" >$__agent_resume_prompt_file
+    else
+        printf '%s\n' "$text" >>$__agent_resume_prompt_file
+    end
 end
 
+# Inside kitty (outside tmux): the kitty snapshot is saved in the background
+# when this shell's directory is not the one of its last save (a new
+# window's first prompt, a cd); kitty's own layout events save it through
+# the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
+set -g __agent_resume_kitty_pwd
 function __agent_resume_kitty_save
     set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; or return 0
     set -q TMUX; and test -n "$TMUX"; and return 0
+    test "$PWD" = "$__agent_resume_kitty_pwd"; and return 0
+    set -g __agent_resume_kitty_pwd $PWD
     command $__agent_resume_bin kitty save </dev/null >/dev/null 2>&1 &
     disown 2>/dev/null
 end

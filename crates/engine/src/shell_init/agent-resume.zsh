@@ -105,8 +105,8 @@ _agent_resume_publish() {
     # A note the take could not read stays: never asked again by this shell.
     [[ -e $_agent_resume_prompt_file.pending ]] && _agent_resume_no_pending=1
   fi
-  # Appended (a rewrite would pay a flush); every 256th prompt afresh.
-  if (( _agent_resume_seq % 256 )); then
+  # Appended (a rewrite would pay a flush); every 100th prompt afresh.
+  if (( _agent_resume_seq % 100 )); then
     print -r -- "$_agent_resume_seq:$$" 2>/dev/null >>$_agent_resume_prompt_file
   else
     print -r -- "$_agent_resume_seq:$$" 2>/dev/null >|$_agent_resume_prompt_file
@@ -169,9 +169,14 @@ _agent_resume_precmd() {
 }
 
 # Inside kitty (outside tmux): the kitty snapshot is saved in the background
-# at each prompt, so it is current whenever kitty ends.
+# when this shell's directory is not the one of its last save (a new
+# window's first prompt, a cd); kitty's own layout events save it through
+# the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
+typeset -g _agent_resume_kitty_pwd=
 _agent_resume_kitty_save() {
   [[ -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} ]] || return 0
+  [[ $PWD == "$_agent_resume_kitty_pwd" ]] && return 0
+  _agent_resume_kitty_pwd=$PWD
   "$_agent_resume_bin" kitty save </dev/null >/dev/null 2>&1 &!
 }
 

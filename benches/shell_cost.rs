@@ -16,6 +16,12 @@
 //! against one `agent-resume --version` process. Goal ≤ 1.5. The same
 //! with `eval "$(agent-resume init …)"` is printed for comparison.
 //!
+//! **P8k, per prompt inside kitty**: the same shell as a kitty window
+//! outside tmux sees itself (`KITTY_WINDOW_ID`, `KITTY_LISTEN_ON`), its
+//! integration's program swapped for a wrapper that counts each run: the
+//! agent-resume processes started over 300 prompts with nothing changed,
+//! per prompt (goal 0), and, as the control, over one `cd` (a save).
+//!
 //! bash, zsh and fish each; the feature on (`agent-resume enable`), a
 //! private `HOME` and database. Rounds interleave the shell with and without the
 //! integration (`support/ratio.rs`), so load on the shared machine weighs
@@ -40,6 +46,8 @@ const LINES: usize = 300;
 const PATIENCE: Duration = Duration::from_secs(60);
 
 struct World {
+    /// Where the kitty variant's wrapper notes each agent-resume it runs.
+    counted: PathBuf,
     dir: tempfile::TempDir,
     socket: String,
     env: Vec<(OsString, OsString)>,
@@ -50,7 +58,15 @@ impl World {
     fn new(bin: &Path) -> World {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = dir.path().to_owned();
-        for d in ["home", "tmux", "plain", "int", "eval", "home/.config/fish"] {
+        for d in [
+            "home",
+            "tmux",
+            "plain",
+            "int",
+            "eval",
+            "kitty",
+            "home/.config/fish",
+        ] {
             fs::create_dir_all(root.join(d)).expect("mkdir");
         }
         let os = |s: &str| OsString::from(s);
@@ -87,7 +103,24 @@ impl World {
         // README's line loads it (int), as `eval "$(agent-resume init …)"`
         // loads it (eval), or none (plain); last, the same append to the
         // file the bench waits on, at every prompt.
-        for variant in ["plain", "int", "eval"] {
+        // kitty: the README's line, then every agent-resume the integration
+        // runs goes through a wrapper that counts it (P8k).
+        let counted = root.join("counted");
+        let wrapper = root.join("agent-resume-counted");
+        fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+                counted.display(),
+                bin.display()
+            ),
+        )
+        .expect("writes the wrapper");
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        for variant in ["plain", "int", "eval", "kitty"] {
             let d = root.join(variant);
             let mut bash = String::from("PS1='bench$ '\n");
             let mut zsh = String::from("PS1='bench$ '\n");
@@ -96,9 +129,16 @@ impl World {
                  function fish_greeting\nend\n",
             );
             if variant != "plain" {
-                bash.push_str(&init("bash", variant));
-                zsh.push_str(&init("zsh", variant));
-                fish.push_str(&init("fish", variant));
+                let line = if variant == "kitty" { "int" } else { variant };
+                bash.push_str(&init("bash", line));
+                zsh.push_str(&init("zsh", line));
+                fish.push_str(&init("fish", line));
+            }
+            if variant == "kitty" {
+                let w = wrapper.display();
+                bash.push_str(&format!("__agent_resume_bin='{w}'\n"));
+                zsh.push_str(&format!("_agent_resume_bin='{w}'\n"));
+                fish.push_str(&format!("set -g __agent_resume_bin '{w}'\n"));
             }
             bash.push_str(
                 "PROMPT_COMMAND=\"${PROMPT_COMMAND:+$PROMPT_COMMAND;}\"'printf x >>\"$AR_BENCH_READY\"'\n",
@@ -110,6 +150,7 @@ impl World {
             fs::write(d.join("config.fish"), fish).expect("writes config.fish");
         }
         let w = World {
+            counted,
             dir,
             socket: format!("ar-shell-cost-{}", std::process::id()),
             env,
@@ -154,9 +195,22 @@ impl World {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// The command line starting `shell` with `variant`'s rc.
+    /// The command line starting `shell` with `variant`'s rc; the kitty
+    /// variant's shell sees a kitty window outside tmux.
     fn shell_line(&self, shell: &str, variant: &str) -> String {
         let d = self.dir.path().join(variant);
+        let line = self.shell_only(shell, &d);
+        if variant == "kitty" {
+            format!(
+                "env -u TMUX -u TMUX_PANE KITTY_WINDOW_ID=1 KITTY_LISTEN_ON=unix:{}/no-kitty {line}",
+                self.dir.path().display()
+            )
+        } else {
+            line
+        }
+    }
+
+    fn shell_only(&self, shell: &str, d: &Path) -> String {
         match shell {
             "bash" => format!(
                 "bash --noprofile --rcfile {} -i",
@@ -220,6 +274,41 @@ impl World {
         let per = t.elapsed().as_secs_f64() / LINES as f64;
         self.tmux(&["kill-pane", "-t", &target]);
         per
+    }
+
+    /// P8k: agent-resume processes the kitty variant's integration starts
+    /// per prompt, over `LINES` prompts with nothing changed, and over one
+    /// `cd` (the control: a change saves).
+    fn kitty_processes(&self, shell: &str) -> (f64, usize) {
+        let (target, _) = self.start(shell, "kitty");
+        let runs = || {
+            fs::read_to_string(&self.counted)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        let settle = || {
+            let mut last = runs();
+            loop {
+                std::thread::sleep(Duration::from_millis(300));
+                let now = runs();
+                if now == last {
+                    return now;
+                }
+                last = now;
+            }
+        };
+        let before = settle();
+        let mut text = "true\n".repeat(LINES);
+        text.push_str("echo kitty-donex\n");
+        self.tmux(&["send-keys", "-t", &target, "-l", &text]);
+        self.wait_screen(&target, |s| s.lines().any(|l| l.trim() == "kitty-donex"));
+        let after = settle();
+        self.tmux(&["send-keys", "-t", &target, "-l", "cd /\necho kitty-cdx\n"]);
+        self.wait_screen(&target, |s| s.lines().any(|l| l.trim() == "kitty-cdx"));
+        let cd = settle() - after;
+        self.tmux(&["kill-pane", "-t", &target]);
+        ((after - before) as f64 / LINES as f64, cd)
     }
 
     /// One tmux client round trip, in seconds (median of 50).
@@ -350,6 +439,11 @@ fn main() {
             added * 1e3,
             added / version,
             if added / version <= 1.5 { "holds" } else { "MISSED" }
+        );
+        let (per, cd) = w.kitty_processes(shell);
+        println!(
+            "P8k {shell}: {per:.3} agent-resume processes per prompt in kitty with nothing changed over {LINES} prompts (goal 0: {}); after a cd: {cd}",
+            if per == 0.0 { "holds" } else { "MISSED" }
         );
         // For comparison: the `eval "$(agent-resume init …)"` line, one
         // process at every start.

@@ -654,7 +654,7 @@ mod tests {
                   _: u32,
                   _: UnixMillis| agent_resume_core::stagger::Turn::Go;
         store
-            .turn_step(pane(1), UnixMillis(START), &go)
+            .turn_step(pane(1), &|| UnixMillis(START), &go)
             .expect("starts");
         drop(store);
         let t = Table::new(&[

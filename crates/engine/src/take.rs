@@ -174,7 +174,7 @@ pub fn wait_turn(
 ) {
     let mut poll = TURN_POLL.0;
     while let Ok(agent_resume_store::Step::Wait) =
-        store.turn_step(pane, clock(), &agent_resume_core::stagger::turn)
+        store.turn_step(pane, clock, &agent_resume_core::stagger::turn)
     {
         std::thread::sleep(std::time::Duration::from_millis(poll));
         poll = (poll * 3 / 2).min(TURN_POLL.1);

@@ -214,9 +214,12 @@ impl Store {
         tx.commit().map_err(WriteError::sqlite)
     }
 
-    /// One step of `pane`'s waiting take at `now`: `decide` (core's
-    /// [`agent_resume_core::stagger::turn`]) is asked with the pane's row,
-    /// the other rows of its restore and the cap; a go marks the start.
+    /// One step of `pane`'s waiting take at the time `clock` says:
+    /// `decide` (core's [`agent_resume_core::stagger::turn`]) is asked with
+    /// the pane's row, the other rows of its restore and the cap; a go
+    /// marks the start. Inside the transaction the clock is read again,
+    /// once the write lock is held: a take that waited for the lock never
+    /// dates its start before the start of the take that held it.
     ///
     /// A take that already waits and still has to looks without writing or
     /// taking the write lock: fifty waiting takes cost the writers
@@ -225,9 +228,10 @@ impl Store {
     pub fn turn_step(
         &mut self,
         pane: PaneId,
-        now: UnixMillis,
+        clock: &dyn Fn() -> UnixMillis,
         decide: &Decide,
     ) -> Result<Step, WriteError> {
+        let now = clock();
         self.writable()?;
         if self.schema_version() == 0 {
             return Ok(Step::NotQueued);
@@ -252,6 +256,7 @@ impl Store {
             Look::Started => return Ok(Step::Go),
             Look::Queued { me, others, cap } => (me, others, cap),
         };
+        let now = clock().max(now);
         let waiting_at = me.waiting_at.unwrap_or(now);
         let me = Queued {
             waiting_at: Some(waiting_at),
@@ -423,15 +428,15 @@ mod tests {
         let p = |n| PaneId::from_bytes([n; 16]);
         // The last arrives first: the first is still within its grace.
         assert!(matches!(
-            store.turn_step(p(2), UnixMillis(10), &turn).expect("step"),
+            store.turn_step(p(2), &|| UnixMillis(10), &turn).expect("step"),
             Step::Wait
         ));
         assert_eq!(
-            store.turn_step(p(0), UnixMillis(20), &turn).expect("step"),
+            store.turn_step(p(0), &|| UnixMillis(20), &turn).expect("step"),
             Step::Go
         );
         assert!(matches!(
-            store.turn_step(p(1), UnixMillis(30), &turn).expect("step"),
+            store.turn_step(p(1), &|| UnixMillis(30), &turn).expect("step"),
             Step::Wait
         ));
         // The first reports its conversation: the next goes.
@@ -448,18 +453,18 @@ mod tests {
         store.apply(&[Set::save(p(0), rec)]).expect("records");
         // A recording written proves nothing: only the agent's report does.
         assert!(matches!(
-            store.turn_step(p(1), UnixMillis(35), &turn).expect("step"),
+            store.turn_step(p(1), &|| UnixMillis(35), &turn).expect("step"),
             Step::Wait
         ));
         assert!(store
             .resume_reported(p(0), ID, UnixMillis(40))
             .expect("reports"));
         assert_eq!(
-            store.turn_step(p(1), UnixMillis(50), &turn).expect("step"),
+            store.turn_step(p(1), &|| UnixMillis(50), &turn).expect("step"),
             Step::Go
         );
         assert!(matches!(
-            store.turn_step(p(2), UnixMillis(60), &turn).expect("step"),
+            store.turn_step(p(2), &|| UnixMillis(60), &turn).expect("step"),
             Step::Wait
         ));
         let read = store.resumes("r").expect("reads");
@@ -468,12 +473,12 @@ mod tests {
         assert_eq!(read[1].queued.started_at, Some(UnixMillis(50)));
         assert!(store.resume_ended(p(1), 1, UnixMillis(70)).expect("ends"));
         assert_eq!(
-            store.turn_step(p(2), UnixMillis(80), &turn).expect("step"),
+            store.turn_step(p(2), &|| UnixMillis(80), &turn).expect("step"),
             Step::Go
         );
         // A pane in no queue goes.
         assert_eq!(
-            store.turn_step(p(9), UnixMillis(90), &turn).expect("step"),
+            store.turn_step(p(9), &|| UnixMillis(90), &turn).expect("step"),
             Step::NotQueued
         );
     }

@@ -83,8 +83,12 @@ end
 
 set -g __agent_resume_was_resumed
 function __agent_resume_preexec --on-event fish_preexec
-    test -n "$__agent_resume_prompt_file"; and __agent_resume_write_prompt -
+    # Written here, not through a function: each call costs every line.
+    if test -n "$__agent_resume_prompt_file"; and test -d "$__agent_resume_prompts"
+        printf '%s\n' - >>$__agent_resume_prompt_file
+    end
     set -g __agent_resume_running
+    set -q AGENT_RESUME_PANE[1]; or set -q TMUX_PANE[1]; or return 0
     __agent_resume_has_pane; or return 0
     # The resumed line (taken below) ends as an agent typed here does, but
     # is not noted: the user did not type it.
@@ -193,8 +197,9 @@ function __agent_resume_resume
     eval $line
 end
 
+set -g __agent_resume_first 1
 function __agent_resume_first_prompt
-    functions -e __agent_resume_first_prompt
+    set -e __agent_resume_first
     # A line waits at a first prompt only in a pane a restore made: inside
     # tmux one started with a take key, elsewhere one a host named.
     if __agent_resume_in_tmux
@@ -266,11 +271,21 @@ end
 # question is outstanding, a line is about to run and the prompt is not
 # published.
 function __agent_resume_publish --on-event fish_prompt
-    functions -q __agent_resume_first_prompt; and __agent_resume_first_prompt
-    __agent_resume_kitty_save
+    set -q __agent_resume_first; and __agent_resume_first_prompt
+    set -q KITTY_LISTEN_ON[1]; and __agent_resume_kitty_save
     test -z "$__agent_resume_asked"; or return 0
     test -n "$__agent_resume_prompt_file"; or return 0
-    set -g __agent_resume_seq (math $__agent_resume_seq + 1)
+    # The prompt's number: 1 at the first, then fish's own count of the
+    # commands that set a status, behind a 2 (no `math`: a command
+    # substitution costs every prompt). Two prompts with no command
+    # between them share one: nothing ran.
+    if test "$__agent_resume_seq" = 0
+        set -g __agent_resume_seq 1
+    else if set -q status_generation[1]
+        set -g __agent_resume_seq 2$status_generation
+    else
+        set -g __agent_resume_seq (math $__agent_resume_seq + 1)
+    end
     if test -z "$__agent_resume_no_pending"; and test -e "$__agent_resume_prompt_file.pending"
         __agent_resume_ask pending; and return 0
     end

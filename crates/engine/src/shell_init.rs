@@ -79,7 +79,8 @@ pub fn script(shell: Shell, bin: &str, prompts: Option<&Path>) -> String {
 /// bash and zsh integrations decide it word by word: words split at
 /// spaces; leading `NAME=value` assignments and `command`, `exec`, `env`
 /// and `nohup` skipped; quotes around the first other word and any
-/// directory before it dropped; that word one of `words`.
+/// directory before it dropped; that word, up to a `;`, `|` or `&`, one
+/// of `words`.
 pub fn fish_agent_pattern(words: &[&str]) -> String {
     // Quote characters by their code: the pattern itself is quoted for
     // fish with the all-shells quoting, which takes no `'`.
@@ -100,7 +101,7 @@ pub fn fish_agent_pattern(words: &[&str]) -> String {
         .collect();
     format!(
         "^ *(?:(?:{quotes}[A-Za-z_][A-Za-z0-9_]*=[^ ]*|{quotes}(?:command|exec|env|nohup){quotes}) +)*\
-         {quotes}(?:[^ ]*/)?(?:{}){quotes}(?: |$)",
+         {quotes}(?:[^ ]*/)?(?:{}){quotes}(?:[ ;|&]|$)",
         escaped.join("|")
     )
 }

@@ -41,8 +41,10 @@ __agent_resume_is_agent() {
   local w
   read -r -a words <<<"$1"
   for w in "${words[@]}"; do
-    # A resume line quotes every word (`'claude'`).
+    # A resume line quotes every word (`'claude'`); a command ends at
+    # `;`, `|` or `&` (`claude;ls`), as zsh splits it.
     w=${w//[\'\"]/}
+    w=${w%%[;|&]*}
     case $w in
       [A-Za-z_]*=*) continue ;;
       command|exec|env|nohup) continue ;;

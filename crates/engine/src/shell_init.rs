@@ -67,11 +67,19 @@ pub fn script(shell: Shell, bin: &str, prompts: Option<&Path>) -> String {
         .flat_map(|a| a.commands.iter().map(String::as_str))
         .collect();
     let pattern = quote(&fish_agent_pattern(&words)).unwrap_or_else(|_| "'^$'".to_owned());
-    template
+    // `AGENT_RESUME=0` turns the feature off for this shell: the whole
+    // script is one block that defines nothing then (a `return` would end
+    // the startup file that evals it).
+    let (open, close) = match shell {
+        Shell::Fish => ("if test \"$AGENT_RESUME\" != 0\n", "end\n"),
+        _ => ("if [ \"${AGENT_RESUME-}\" != 0 ]; then\n", "fi\n"),
+    };
+    let body = template
         .replace("@AGENT_RESUME_AGENT_RE@", &pattern)
         .replace("@AGENT_RESUME_BIN@", &bin)
         .replace("@AGENT_RESUME_PROMPTS@", &prompts)
-        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "))
+        .replace("@AGENT_RESUME_COMMANDS@", &words.join(" "));
+    format!("{open}{body}{close}")
 }
 
 /// The regular expression (PCRE2, as fish's `string match -r` reads it)
@@ -218,6 +226,7 @@ mod tests {
             );
         }
         assert_eq!(script(Shell::Sh, "/x", None), "");
+        assert!(script(Shell::Bash, "/x", None).starts_with("if [ \"${AGENT_RESUME-}\" != 0 ]; then\n"));
         assert!(script(Shell::Zsh, "/x", None).contains("_agent_resume_prompts=''"));
     }
 

@@ -231,14 +231,23 @@ impl World {
     /// client polls the screen while it starts.
     fn start(&self, shell: &str, variant: &str) -> (String, Duration) {
         let line = self.shell_line(shell, variant);
-        let ready = self.dir.path().join(format!(
-            "ready-{}",
-            uuid_like(self.dir.path())
-        ));
+        let ready = self
+            .dir
+            .path()
+            .join(format!("ready-{}", uuid_like(self.dir.path())));
         let env = format!("AR_BENCH_READY={}", ready.display());
         let t = Instant::now();
         let target = self
-            .tmux(&["new-window", "-d", "-e", &env, "-P", "-F", "#{pane_id}", &line])
+            .tmux(&[
+                "new-window",
+                "-d",
+                "-e",
+                &env,
+                "-P",
+                "-F",
+                "#{pane_id}",
+                &line,
+            ])
             .trim()
             .to_owned();
         while !ready.exists() {

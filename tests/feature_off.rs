@@ -72,7 +72,10 @@ impl World {
                 "echo (functions -a | grep -c agent_resume) (set -q AGENT_RESUME_SHELL; and echo $AGENT_RESUME_SHELL; or echo none)",
             ),
         };
-        let mut c = self.env.program(require(shell), &[] as &[&str]).into_inner();
+        let mut c = self
+            .env
+            .program(require(shell), &[] as &[&str])
+            .into_inner();
         c.args(&args)
             .arg("-c")
             .arg(probe)
@@ -121,6 +124,10 @@ fn with_the_feature_off_the_readme_s_line_loads_nothing_in_bash_zsh_and_fish() {
         "disable removes the sourced files"
     );
     for shell in ["bash", "zsh", "fish"] {
-        assert_eq!(w.loaded(shell, false), "0 none", "{shell}: disabled, nothing loads");
+        assert_eq!(
+            w.loaded(shell, false),
+            "0 none",
+            "{shell}: disabled, nothing loads"
+        );
     }
 }

@@ -23,7 +23,10 @@ pub fn run(_args: Args, o: &Overrides, on: bool) -> Result<ExitCode> {
         match agent_resume_engine::shell_init::write_files(&crate::cmd::init::bin()) {
             Ok(written) => {
                 if let Some(dir) = written.first().and_then(|p| p.parent()) {
-                    println!("agent-resume: shell integration files in {}", paths::show(dir));
+                    println!(
+                        "agent-resume: shell integration files in {}",
+                        paths::show(dir)
+                    );
                 }
             }
             Err(e) => eprintln!("agent-resume: the shell integration files were not written ({e})"),

@@ -54,8 +54,8 @@ fn shell_of(target: Target) -> Option<agent_resume_core::Shell> {
 
 /// `init <shell> --rc-line`: the line for the shell's startup file.
 pub fn rc_line(target: Target) -> anyhow::Result<String> {
-    let shell = shell_of(target)
-        .ok_or_else(|| anyhow::anyhow!("--rc-line is for bash, zsh and fish"))?;
+    let shell =
+        shell_of(target).ok_or_else(|| anyhow::anyhow!("--rc-line is for bash, zsh and fish"))?;
     let file = shell_init::file(shell)
         .ok_or_else(|| anyhow::anyhow!("no data directory (set HOME or XDG_DATA_HOME)"))?;
     let line = shell_init::rc_line(shell, &file).ok_or_else(|| {

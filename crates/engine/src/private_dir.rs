@@ -143,7 +143,10 @@ pub fn last_line(dir: &Path, name: &str) -> Option<String> {
     f.take(MAX_NOTE).read_to_end(&mut bytes).ok()?;
     // A line still being written (no newline yet) is not one.
     let end = bytes.iter().rposition(|b| *b == b'\n')?;
-    let start = bytes[..end].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let start = bytes[..end]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
     // From the middle of the file, the first partial line is never taken.
     if start == 0 && from > 0 {
         return None;
@@ -254,7 +257,11 @@ mod tests {
         fs::write(&log, "1:10\n-\n2:10\n").unwrap();
         assert_eq!(last_line(&dir, "log").as_deref(), Some("2:10"));
         fs::write(&log, "1:10\n-\n2:1").unwrap();
-        assert_eq!(last_line(&dir, "log").as_deref(), Some("-"), "a partial line is not one");
+        assert_eq!(
+            last_line(&dir, "log").as_deref(),
+            Some("-"),
+            "a partial line is not one"
+        );
         fs::write(&log, "3:10").unwrap();
         assert_eq!(last_line(&dir, "log"), None);
         // A long log: only its tail is read.

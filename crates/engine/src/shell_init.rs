@@ -226,7 +226,9 @@ mod tests {
             );
         }
         assert_eq!(script(Shell::Sh, "/x", None), "");
-        assert!(script(Shell::Bash, "/x", None).starts_with("if [ \"${AGENT_RESUME-}\" != 0 ]; then\n"));
+        assert!(
+            script(Shell::Bash, "/x", None).starts_with("if [ \"${AGENT_RESUME-}\" != 0 ]; then\n")
+        );
         assert!(script(Shell::Zsh, "/x", None).contains("_agent_resume_prompts=''"));
     }
 

@@ -118,9 +118,7 @@ mod tests {
     #[test]
     fn the_program_is_a_python_literal_whatever_its_characters() {
         let t = text("/opt/it's \\ x/é/agent-resume");
-        assert!(t.contains(
-            "BIN = '/opt/it\\U00000027s \\U0000005c x/\\U000000e9/agent-resume'"
-        ));
+        assert!(t.contains("BIN = '/opt/it\\U00000027s \\U0000005c x/\\U000000e9/agent-resume'"));
         for line in t.lines() {
             assert!(!line.contains('\t'), "{line:?}");
         }

@@ -428,15 +428,21 @@ mod tests {
         let p = |n| PaneId::from_bytes([n; 16]);
         // The last arrives first: the first is still within its grace.
         assert!(matches!(
-            store.turn_step(p(2), &|| UnixMillis(10), &turn).expect("step"),
+            store
+                .turn_step(p(2), &|| UnixMillis(10), &turn)
+                .expect("step"),
             Step::Wait
         ));
         assert_eq!(
-            store.turn_step(p(0), &|| UnixMillis(20), &turn).expect("step"),
+            store
+                .turn_step(p(0), &|| UnixMillis(20), &turn)
+                .expect("step"),
             Step::Go
         );
         assert!(matches!(
-            store.turn_step(p(1), &|| UnixMillis(30), &turn).expect("step"),
+            store
+                .turn_step(p(1), &|| UnixMillis(30), &turn)
+                .expect("step"),
             Step::Wait
         ));
         // The first reports its conversation: the next goes.
@@ -453,18 +459,24 @@ mod tests {
         store.apply(&[Set::save(p(0), rec)]).expect("records");
         // A recording written proves nothing: only the agent's report does.
         assert!(matches!(
-            store.turn_step(p(1), &|| UnixMillis(35), &turn).expect("step"),
+            store
+                .turn_step(p(1), &|| UnixMillis(35), &turn)
+                .expect("step"),
             Step::Wait
         ));
         assert!(store
             .resume_reported(p(0), ID, UnixMillis(40))
             .expect("reports"));
         assert_eq!(
-            store.turn_step(p(1), &|| UnixMillis(50), &turn).expect("step"),
+            store
+                .turn_step(p(1), &|| UnixMillis(50), &turn)
+                .expect("step"),
             Step::Go
         );
         assert!(matches!(
-            store.turn_step(p(2), &|| UnixMillis(60), &turn).expect("step"),
+            store
+                .turn_step(p(2), &|| UnixMillis(60), &turn)
+                .expect("step"),
             Step::Wait
         ));
         let read = store.resumes("r").expect("reads");
@@ -473,12 +485,16 @@ mod tests {
         assert_eq!(read[1].queued.started_at, Some(UnixMillis(50)));
         assert!(store.resume_ended(p(1), 1, UnixMillis(70)).expect("ends"));
         assert_eq!(
-            store.turn_step(p(2), &|| UnixMillis(80), &turn).expect("step"),
+            store
+                .turn_step(p(2), &|| UnixMillis(80), &turn)
+                .expect("step"),
             Step::Go
         );
         // A pane in no queue goes.
         assert_eq!(
-            store.turn_step(p(9), &|| UnixMillis(90), &turn).expect("step"),
+            store
+                .turn_step(p(9), &|| UnixMillis(90), &turn)
+                .expect("step"),
             Step::NotQueued
         );
     }

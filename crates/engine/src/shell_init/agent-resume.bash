@@ -28,6 +28,8 @@ __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
 export AGENT_RESUME_SHELL=bash
 __agent_resume_running=
 __agent_resume_armed=
+__agent_resume_kitty_launched=
+__agent_resume_kitty_pwd=
 # The directory this user's prompt files live in (private, made by init).
 __agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
@@ -67,13 +69,20 @@ __agent_resume_has_pane() {
 # never one inherited from another window or another kitty.
 if [ -n "${KITTY_WINDOW_ID-}" ] && [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] \
   && [ "${AGENT_RESUME_KITTY_WINDOW-}" != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID" ]; then
+  __agent_resume_launched=${AGENT_RESUME_PANE-}
   if AGENT_RESUME_PANE=$("$__agent_resume_bin" kitty pane 2>/dev/null </dev/null) \
     && [ -n "$AGENT_RESUME_PANE" ]; then
     export AGENT_RESUME_PANE
+    # The id the window was started with (a restore's session file names
+    # it): only then can a line wait for its first prompt.
+    [ "$AGENT_RESUME_PANE" = "$__agent_resume_launched" ] && __agent_resume_kitty_launched=1
   else
     unset AGENT_RESUME_PANE
   fi
+  unset -v __agent_resume_launched
   export AGENT_RESUME_KITTY_WINDOW="$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+  # `kitty pane` saved the snapshot with this directory.
+  __agent_resume_kitty_pwd=$PWD
 fi
 
 # The first simple command of each line, before it runs (from the DEBUG
@@ -199,7 +208,6 @@ __agent_resume_precmd() {
 # when this shell's directory is not the one of its last save (a new
 # window's first prompt, a cd); kitty's own layout events save it through
 # the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
-__agent_resume_kitty_pwd=
 __agent_resume_kitty_save() {
   [ -n "${KITTY_LISTEN_ON-}" ] && [ -z "${TMUX-}" ] || return 0
   [ "$PWD" = "$__agent_resume_kitty_pwd" ] && return 0
@@ -209,9 +217,12 @@ __agent_resume_kitty_save() {
 
 __agent_resume_first() {
   # A line waits at a first prompt only in a pane a restore made: inside
-  # tmux one started with a take key, elsewhere one a host named.
+  # tmux one started with a take key, in kitty a window started with its
+  # id, elsewhere one a host named.
   if __agent_resume_in_tmux; then
     [ -n "$__agent_resume_take_key" ] || return 0
+  elif [ -n "${KITTY_LISTEN_ON-}" ]; then
+    [ -n "$__agent_resume_kitty_launched" ] || return 0
   else
     [ -n "${AGENT_RESUME_PANE-}" ] || return 0
   fi

@@ -40,6 +40,8 @@ set -g __agent_resume_agents @AGENT_RESUME_COMMANDS@
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 set -gx AGENT_RESUME_SHELL fish
 set -g __agent_resume_running
+set -g __agent_resume_kitty_launched
+set -g __agent_resume_kitty_pwd
 # The directory this user's prompt files live in (private, made by init).
 set -g __agent_resume_prompts @AGENT_RESUME_PROMPTS@
 
@@ -54,13 +56,19 @@ end
 # never one inherited from another window or another kitty.
 if set -q KITTY_WINDOW_ID; and set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; and not set -q TMUX
     if not set -q AGENT_RESUME_KITTY_WINDOW; or test "$AGENT_RESUME_KITTY_WINDOW" != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+        set -l launched "$AGENT_RESUME_PANE"
         set -l id ($__agent_resume_bin kitty pane 2>/dev/null </dev/null)
         if test $status -eq 0; and test -n "$id"
             set -gx AGENT_RESUME_PANE $id
+            # The id the window was started with (a restore's session file
+            # names it): only then can a line wait for its first prompt.
+            test "$id" = "$launched"; and set -g __agent_resume_kitty_launched 1
         else
             set -e AGENT_RESUME_PANE
         end
         set -gx AGENT_RESUME_KITTY_WINDOW "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
+        # `kitty pane` saved the snapshot with this directory.
+        set -g __agent_resume_kitty_pwd $PWD
     end
 end
 
@@ -201,9 +209,12 @@ set -g __agent_resume_first 1
 function __agent_resume_first_prompt
     set -e __agent_resume_first
     # A line waits at a first prompt only in a pane a restore made: inside
-    # tmux one started with a take key, elsewhere one a host named.
+    # tmux one started with a take key, in kitty a window started with its
+    # id, elsewhere one a host named.
     if __agent_resume_in_tmux
         test -n "$__agent_resume_take_key"; or return 0
+    else if set -q KITTY_LISTEN_ON[1]; and test -n "$KITTY_LISTEN_ON"
+        test -n "$__agent_resume_kitty_launched"; or return 0
     else
         set -q AGENT_RESUME_PANE; and test -n "$AGENT_RESUME_PANE"; or return 0
     end
@@ -254,7 +265,6 @@ end
 # when this shell's directory is not the one of its last save (a new
 # window's first prompt, a cd); kitty's own layout events save it through
 # the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
-set -g __agent_resume_kitty_pwd
 function __agent_resume_kitty_save
     set -q KITTY_LISTEN_ON; and test -n "$KITTY_LISTEN_ON"; or return 0
     set -q TMUX; and test -n "$TMUX"; and return 0

@@ -27,6 +27,8 @@ typeset -ga _agent_resume_agents=(@AGENT_RESUME_COMMANDS@)
 # Tells `agent-resume doctor`, run from this shell, that it is loaded.
 export AGENT_RESUME_SHELL=zsh
 typeset -g _agent_resume_running=
+typeset -g _agent_resume_kitty_launched=
+typeset -g _agent_resume_kitty_pwd=
 # The directory this user's prompt files live in (private, made by init).
 typeset -g _agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
@@ -60,12 +62,19 @@ _agent_resume_has_pane() {
 # never one inherited from another window or another kitty.
 if [[ -n ${KITTY_WINDOW_ID-} && -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} \
   && ${AGENT_RESUME_KITTY_WINDOW-} != "$KITTY_LISTEN_ON#$KITTY_WINDOW_ID" ]]; then
+  typeset -g _agent_resume_launched=${AGENT_RESUME_PANE-}
   if AGENT_RESUME_PANE=$("$_agent_resume_bin" kitty pane 2>/dev/null </dev/null) \
     && [[ -n $AGENT_RESUME_PANE ]]; then
     export AGENT_RESUME_PANE
+    # The id the window was started with (a restore's session file names
+    # it): only then can a line wait for its first prompt.
+    [[ $AGENT_RESUME_PANE == "$_agent_resume_launched" ]] && _agent_resume_kitty_launched=1
   else
     unset AGENT_RESUME_PANE
   fi
+  unset _agent_resume_launched
+  # `kitty pane` saved the snapshot with this directory.
+  _agent_resume_kitty_pwd=$PWD
   export AGENT_RESUME_KITTY_WINDOW="$KITTY_LISTEN_ON#$KITTY_WINDOW_ID"
 fi
 
@@ -172,7 +181,6 @@ _agent_resume_precmd() {
 # when this shell's directory is not the one of its last save (a new
 # window's first prompt, a cd); kitty's own layout events save it through
 # the watcher `init kitty` adds. A prompt with nothing changed runs nothing.
-typeset -g _agent_resume_kitty_pwd=
 _agent_resume_kitty_save() {
   [[ -n ${KITTY_LISTEN_ON-} && -z ${TMUX-} ]] || return 0
   [[ $PWD == "$_agent_resume_kitty_pwd" ]] && return 0
@@ -182,9 +190,12 @@ _agent_resume_kitty_save() {
 
 _agent_resume_first() {
   # A line waits at a first prompt only in a pane a restore made: inside
-  # tmux one started with a take key, elsewhere one a host named.
+  # tmux one started with a take key, in kitty a window started with its
+  # id, elsewhere one a host named.
   if _agent_resume_in_tmux; then
     [[ -n $_agent_resume_take_key ]] || return 0
+  elif [[ -n ${KITTY_LISTEN_ON-} ]]; then
+    [[ -n $_agent_resume_kitty_launched ]] || return 0
   else
     [[ -n ${AGENT_RESUME_PANE-} ]] || return 0
   fi

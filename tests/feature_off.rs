@@ -9,7 +9,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use agent_resume_test_support::{require, PrivateEnv};
 

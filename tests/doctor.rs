@@ -97,11 +97,14 @@ impl Home {
     fn set_up(&self) {
         self.step(&["enable"]);
         self.step(&["install-hooks", "claude"]);
-        fs::write(
-            self.path().join(".bashrc"),
-            "eval \"$(agent-resume init bash)\"\n",
-        )
-        .expect("write .bashrc");
+        // `agent-resume init bash --rc-line >> ~/.bashrc`.
+        let out = self
+            .command(self.bin().join("agent-resume"))
+            .args(["init", "bash", "--rc-line"])
+            .output()
+            .expect("agent-resume runs");
+        assert!(out.status.success());
+        fs::write(self.path().join(".bashrc"), &out.stdout).expect("write .bashrc");
         // A login bash (what tmux starts) reads ~/.profile, which (as
         // Debian's /etc/skel has it) loads ~/.bashrc; /etc/profile set
         // PATH again before, so ~/bin goes first.
@@ -251,6 +254,50 @@ fn removing_the_rc_line_is_named() {
     assert_fails(
         &home.doctor_in_bash(&tmux),
         &["shell.rc.bash", "shell.active"],
+    );
+}
+
+#[test]
+fn the_eval_line_still_counts_as_loading_the_integration() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    fs::write(
+        home.path().join(".bashrc"),
+        "eval \"$(agent-resume init bash)\"\n",
+    )
+    .expect("rewrite .bashrc");
+    assert_all_pass(&home.doctor_in_bash(&tmux));
+}
+
+#[test]
+fn a_sourced_file_missing_or_written_by_another_agent_resume_is_named() {
+    let home = Home::new(CLAUDE_VERSION);
+    home.set_up();
+    let tmux = home.tmux(true);
+    let file = home
+        .path()
+        .join(".local/share/agent-resume/shell/agent-resume.bash");
+    let script = fs::read_to_string(&file).expect("enable wrote the file");
+    fs::write(
+        &file,
+        script.replace("__agent_resume_bin=", "__agent_resume_bin_old="),
+    )
+    .unwrap();
+    let out = home.doctor(&tmux, &[]);
+    assert_fails(&out, &["shell.file.bash"]);
+    assert!(line(&text(&out), "shell.file.bash").contains("another agent-resume"));
+    fs::remove_file(&file).unwrap();
+    let out = home.doctor(&tmux, &[]);
+    assert_fails(&out, &["shell.file.bash"]);
+    assert!(line(&text(&out), "shell.file.bash").contains("missing"));
+    // `enable` (the fix doctor names) writes it again.
+    home.step(&["enable"]);
+    let out = home.doctor(&tmux, &[]);
+    assert!(
+        line(&text(&out), "shell.file.bash").starts_with("✓ "),
+        "{}",
+        text(&out)
     );
 }
 

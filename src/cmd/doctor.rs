@@ -18,6 +18,7 @@ use agent_resume_core::{AgentKind, Catalog, GateSource};
 use agent_resume_discover::Homes;
 use agent_resume_engine::check::{file_with, home, Check, Status};
 use agent_resume_engine::hooks::Unhooked;
+use agent_resume_engine::shell_init;
 use agent_resume_store::{migrate::LATEST, Distrust, OpenOptions};
 use agent_resume_tmux::Socket;
 use anyhow::Result;
@@ -116,13 +117,21 @@ impl Sh {
         }
     }
 
-    /// The line the README adds, to append to `file`.
+    /// The README's command that appends its line to `file`.
     fn fix(self, file: &Path) -> String {
-        let line = match self {
-            Sh::Bash | Sh::Zsh => format!("eval \"$(agent-resume init {})\"", self.as_str()),
-            Sh::Fish => "agent-resume init fish | source".to_owned(),
-        };
-        format!("echo '{line}' >> {}", paths::show(file))
+        format!(
+            "agent-resume init {} --rc-line >> {}",
+            self.as_str(),
+            paths::show(file)
+        )
+    }
+
+    fn shell(self) -> agent_resume_core::Shell {
+        match self {
+            Sh::Bash => agent_resume_core::Shell::Bash,
+            Sh::Zsh => agent_resume_core::Shell::Zsh,
+            Sh::Fish => agent_resume_core::Shell::Fish,
+        }
     }
 }
 
@@ -251,7 +260,8 @@ fn database(o: &Overrides) -> Vec<Check> {
     out
 }
 
-fn shells() -> Vec<Check> {
+fn shells(o: &Overrides) -> Vec<Check> {
+    let enabled = config::gate_quiet(o).enabled;
     let login = env("SHELL").and_then(|s| {
         Path::new(&s)
             .file_name()
@@ -288,15 +298,28 @@ fn shells() -> Vec<Check> {
     for &sh in Sh::VARIANTS {
         let files = sh.rc_files(&home);
         let needle = format!("agent-resume init {}", sh.as_str());
+        let sourced = shell_init::rc_needle(sh.shell());
         let key = format!("shell.rc.{}", sh.as_str());
-        match file_with(&files, &needle) {
-            Some(f) => {
+        // The README's line sources the file `enable` writes; the eval
+        // line runs `agent-resume init` at every start.
+        let found = file_with(&files, &sourced)
+            .map(|f| (f, true))
+            .or_else(|| file_with(&files, &needle).map(|f| (f, false)));
+        match found {
+            Some((f, by_file)) => {
                 any = true;
                 out.push(check(
                     key,
                     Status::Pass,
-                    format!("{} loads `{needle}`", paths::show(&f)),
+                    format!(
+                        "{} loads `{}`",
+                        paths::show(&f),
+                        if by_file { &sourced } else { &needle }
+                    ),
                 ));
+                if by_file {
+                    out.push(sourced_file(sh, enabled));
+                }
                 if sh == Sh::Bash && login == Some(Sh::Bash) && f == home.join(".bashrc") {
                     out.extend(bash_login(&home));
                 }
@@ -325,12 +348,46 @@ fn shells() -> Vec<Check> {
             check(
                 "shell.rc",
                 Status::Fail,
-                "no startup file of bash, zsh or fish loads `agent-resume init`",
+                "no startup file of bash, zsh or fish loads the integration",
             )
             .fix(Sh::Bash.fix(&bashrc)),
         );
     }
     out
+}
+
+/// The file the README's line sources for `sh`: there while enabled, and
+/// this binary's script.
+fn sourced_file(sh: Sh, enabled: bool) -> Check {
+    let key = format!("shell.file.{}", sh.as_str());
+    let shown = shell_init::file(sh.shell())
+        .map(|p| paths::show(&p))
+        .unwrap_or_default();
+    match (
+        shell_init::file_state(sh.shell(), &crate::cmd::init::bin()),
+        enabled,
+    ) {
+        (shell_init::FileState::Current, _) => {
+            check(key, Status::Pass, format!("{shown} is this agent-resume's"))
+        }
+        (shell_init::FileState::Missing, false) => check(
+            key,
+            Status::Pass,
+            format!("{shown} is absent: the feature is off, shells load nothing"),
+        ),
+        (shell_init::FileState::Missing, true) => check(
+            key,
+            Status::Fail,
+            format!("{shown} is missing: new shells load no integration"),
+        )
+        .fix("agent-resume enable"),
+        (shell_init::FileState::Stale, _) => check(
+            key,
+            Status::Fail,
+            format!("{shown} was written by another agent-resume (or another path)"),
+        )
+        .fix("agent-resume enable"),
+    }
 }
 
 /// tmux starts bash as a login shell, which reads the first of
@@ -540,7 +597,7 @@ fn print_text(checks: &[Check]) -> std::io::Result<()> {
 pub fn run(args: Args, o: &Overrides) -> Result<ExitCode> {
     let mut checks = feature(o);
     checks.extend(database(o));
-    checks.extend(shells());
+    checks.extend(shells(o));
     let socket = match (&args.socket_name, &args.socket_path) {
         (Some(n), _) => Socket::Name(n.clone()),
         (None, Some(p)) => Socket::Path(p.clone()),

@@ -204,6 +204,7 @@ fn doctor_fails_kittys_set_up_only_inside_kitty_and_passes_it_once_set_up() {
     for key in [
         "kitty.conf",
         "kitty.start",
+        "kitty.watcher",
         "kitty.dir",
         "kitty.socket",
         "kitty.saved",
@@ -224,6 +225,20 @@ fn doctor_fails_kittys_set_up_only_inside_kitty_and_passes_it_once_set_up() {
     let start = doctor_line(&out, "kitty.start").unwrap();
     assert!(
         start.starts_with("! ") && start.contains("startup_session"),
+        "{out}"
+    );
+    // One without the watcher: a window closed is saved only at the next
+    // change a shell sees (a warning).
+    let earlier: String = conf
+        .lines()
+        .filter(|l| !l.starts_with("watcher "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(home.conf(), earlier).unwrap();
+    let out = home.stdout(&["doctor"], &[inside[0], ("KITTY_LISTEN_ON", &to)]);
+    let watcher = doctor_line(&out, "kitty.watcher").unwrap();
+    assert!(
+        watcher.starts_with("! ") && watcher.contains("grep watcher"),
         "{out}"
     );
     fs::write(home.conf(), conf).unwrap();

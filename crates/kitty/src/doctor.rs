@@ -151,6 +151,27 @@ pub fn checks(
                 )
                 .fix("agent-resume init kitty | grep startup_session >> ".to_owned() + &paths::show(&conf))
             });
+            let watcher = dir.join(crate::watcher::WATCHER);
+            let line = format!("watcher {}", paths::show(&watcher));
+            let has = file_with_lines(std::slice::from_ref(&conf), &[line.as_str()]).is_some()
+                && watcher.is_file();
+            out.push(if has {
+                Check::new(
+                    "kitty.watcher",
+                    Status::Pass,
+                    "kitty's layout changes save the snapshot (its watcher)",
+                )
+            } else {
+                Check::new(
+                    "kitty.watcher",
+                    Status::Warn,
+                    format!(
+                        "{} loads no watcher of agent-resume: a window closed or moved is saved only at the next cd or new window",
+                        paths::show(&conf)
+                    ),
+                )
+                .fix("agent-resume init kitty | grep watcher >> ".to_owned() + &paths::show(&conf))
+            });
             out.push(match check_private_dir(dir) {
                 Ok(()) => Check::new(
                     "kitty.dir",

@@ -283,11 +283,11 @@ fn a_sourced_file_missing_or_written_by_another_agent_resume_is_named() {
         &file,
         script.replace("__agent_resume_bin=", "__agent_resume_bin_old="),
     )
-    .unwrap();
+    .expect("rewrites the file");
     let out = home.doctor(&tmux, &[]);
     assert_fails(&out, &["shell.file.bash"]);
     assert!(line(&text(&out), "shell.file.bash").contains("another agent-resume"));
-    fs::remove_file(&file).unwrap();
+    fs::remove_file(&file).expect("removes the file");
     let out = home.doctor(&tmux, &[]);
     assert_fails(&out, &["shell.file.bash"]);
     assert!(line(&text(&out), "shell.file.bash").contains("missing"));

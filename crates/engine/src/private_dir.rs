@@ -141,17 +141,22 @@ pub fn last_line(dir: &Path, name: &str) -> Option<String> {
     f.seek(SeekFrom::Start(from)).ok()?;
     let mut bytes = Vec::new();
     f.take(MAX_NOTE).read_to_end(&mut bytes).ok()?;
-    // A line still being written (no newline yet) is not one.
-    let end = bytes.iter().rposition(|b| *b == b'\n')?;
-    let start = bytes[..end]
+    last_line_of(&bytes, from > 0).map(str::to_owned)
+}
+
+/// The last complete line of `tail`, the end of a log: a line still being
+/// written (no newline yet) is not one, and when `tail` starts in the
+/// middle of the log, neither is its first, cut line. UTF-8 only.
+pub fn last_line_of(tail: &[u8], from_middle: bool) -> Option<&str> {
+    let end = tail.iter().rposition(|b| *b == b'\n')?;
+    let start = tail[..end]
         .iter()
         .rposition(|b| *b == b'\n')
         .map_or(0, |i| i + 1);
-    // From the middle of the file, the first partial line is never taken.
-    if start == 0 && from > 0 {
+    if start == 0 && from_middle {
         return None;
     }
-    String::from_utf8(bytes[start..end].to_vec()).ok()
+    std::str::from_utf8(&tail[start..end]).ok()
 }
 
 /// Reads the note `name` (as [`read`]) and removes it: what a restore left

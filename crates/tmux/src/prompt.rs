@@ -103,6 +103,12 @@ impl Prompts {
             .and_then(Prompt::parse)
     }
 
+    /// The prompt a prompt file's `tail` holds, as [`Prompts::published`]
+    /// reads it (`from_middle`: the tail starts inside the file).
+    pub fn published_in(tail: &[u8], from_middle: bool) -> Option<Prompt> {
+        private_dir::last_line_of(tail, from_middle).and_then(Prompt::parse)
+    }
+
     /// Leaves the pane a note that `id`'s armed line waits for it: the
     /// integration takes it at the pane's next prompt.
     pub fn leave_pending(&self, server: u32, pane: u32, id: PaneId) -> std::io::Result<()> {

@@ -137,12 +137,12 @@ pub fn rc_line(shell: Shell, file: &Path) -> Option<String> {
 }
 
 /// The words a startup file's line holds when it loads the integration
-/// from [`file`] (what `doctor` looks for).
+/// from [`file()`] (what `doctor` looks for).
 pub fn rc_needle(shell: Shell) -> String {
     format!("agent-resume/shell/agent-resume.{}", shell.as_str())
 }
 
-/// What [`file`] holds for `shell` against what this binary writes.
+/// What [`file()`] holds for `shell` against what this binary writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileState {
     /// This binary's script.

@@ -490,6 +490,10 @@ fn plan_has_no_side_effects_on_the_database_or_telemetry() {
     let files = tree(env.db().parent().expect("dir"));
     let counts = ["agent_sessions", "agent_session_clears", "armed"].map(|t| env.count(t));
     assert_eq!(counts, [10, 0, 0]);
+    // `enable` made the shells' private prompt directory there; a plan
+    // adds nothing to it.
+    let state = env.root().join("xdg-state");
+    let state_before = tree(&state);
 
     for _ in 0..2 {
         env.plan(&l);
@@ -514,7 +518,7 @@ fn plan_has_no_side_effects_on_the_database_or_telemetry() {
             "the pane outside the layout is not swept and nothing is armed"
         );
         assert!(!env.telemetry().exists(), "no telemetry file");
-        assert!(!env.root().join("xdg-state").exists());
+        assert_eq!(tree(&state), state_before, "nothing in the state directory");
     }
 
     // A plan after a restore leaves the telemetry file as restore wrote it.

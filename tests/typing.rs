@@ -629,6 +629,36 @@ fn a_read_in_the_shell_itself_never_gets_the_line_and_the_next_prompt_takes_it()
     }
 }
 
+/// bash marks a running line from its DEBUG trap: a trap the user sets
+/// after the integration replaces it, and from the next prompt on the
+/// integration publishes no prompt, so a `read` in the shell itself still
+/// never gets the probe key or the line.
+#[test]
+fn bash_with_its_debug_trap_replaced_never_lets_keys_into_a_read() {
+    let w = World::new(Sh::Bash);
+    let pane = w.start_shell(true);
+    w.save_and_record(&pane);
+    w.tmux.type_line(&pane, "trap ':' DEBUG");
+    w.tmux
+        .type_line(&pane, r#"echo reading; read -r l; printf 'got[%q]\n' "$l""#);
+    w.tmux.wait_screen(&pane, "the line to start", |s| {
+        s.lines().any(|l| l == "reading")
+    });
+    let (_, err) = w.restore();
+    w.tmux.type_line(&pane, SENTINEL);
+    let screen = w.tmux.wait_screen(&pane, "the read's answer", |s| {
+        s.lines().any(|l| l.starts_with("got["))
+    });
+    let got: Vec<&str> = screen.lines().filter(|l| l.starts_with("got[")).collect();
+    assert_eq!(
+        got,
+        vec![format!("got[{SENTINEL}]").as_str()],
+        "the read got only what the user typed:\n{screen}"
+    );
+    assert!(!screen.contains("AGENT_RESUME_LINE"), "{screen}");
+    assert!(err.contains("no idle prompt published"), "{err}");
+}
+
 #[test]
 fn a_prompt_left_published_by_a_shell_that_ended_never_lets_keys_into_the_program_in_front() {
     for sh in SHELLS {

@@ -200,6 +200,11 @@ pub fn proof(
 ) -> Proof {
     match (reported, ended) {
         (Some(id), _) if id == expected => Proof::Confirmed,
+        // Another conversation first (an agent may name a fresh session a
+        // moment before it loads the resumed one): final once the agent
+        // ended or the wait is over; a later report of the resumed one
+        // replaces it.
+        (Some(_), None) if started.until(now) < CONFIRM_WAIT => Proof::Pending,
         (Some(_), _) => Proof::OtherConversation,
         (None, Some(end)) if started.until(end) < AT_ONCE => Proof::ExitedAtOnce,
         (None, Some(_)) => Proof::Unconfirmed,
@@ -282,8 +287,18 @@ mod tests {
             proof(s, Some("a"), "a", None, UnixMillis(1)),
             Proof::Confirmed
         );
+        // Another conversation is final only once the agent ended or the
+        // wait is over: a later report of the resumed one may still come.
         assert_eq!(
             proof(s, Some("b"), "a", None, UnixMillis(1)),
+            Proof::Pending
+        );
+        assert_eq!(
+            proof(s, Some("b"), "a", None, UnixMillis(CONFIRM_WAIT)),
+            Proof::OtherConversation
+        );
+        assert_eq!(
+            proof(s, Some("b"), "a", at(5), UnixMillis(6)),
             Proof::OtherConversation
         );
         assert_eq!(

@@ -151,7 +151,7 @@ pub fn checks(
                 )
                 .fix("agent-resume init kitty | grep startup_session >> ".to_owned() + &paths::show(&conf))
             });
-            let watcher = dir.join(crate::watcher::WATCHER);
+            let watcher = dir.join(crate::socket::WATCHER);
             let line = format!("watcher {}", paths::show(&watcher));
             let has = file_with_lines(std::slice::from_ref(&conf), &[line.as_str()]).is_some()
                 && watcher.is_file();

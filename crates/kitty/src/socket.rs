@@ -243,6 +243,10 @@ pub fn listen_on_text(dir: &Path) -> Option<String> {
 /// socket directory (`agent_resume_kitty::start`).
 pub const START_SESSION: &str = "start.session";
 
+/// The watcher's file name, beside the start session in the private
+/// socket directory (`agent_resume_kitty::watcher`).
+pub const WATCHER: &str = "watcher.py";
+
 /// Makes `dir` (mode 0700) when missing, checks it is this user's, not a
 /// link and not open to group or others (an existing one is never
 /// changed), and returns the kitty.conf `listen_on` line for a socket in

@@ -22,9 +22,7 @@ use std::path::Path;
 
 use crate::start::StartupError;
 
-/// The watcher's file name, beside the start session in the private
-/// socket directory.
-pub const WATCHER: &str = "watcher.py";
+pub use crate::socket::WATCHER;
 
 /// How long after the first event of a burst the save starts, in seconds.
 pub const DELAY_SECS: f64 = 0.5;

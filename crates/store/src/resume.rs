@@ -304,7 +304,8 @@ impl Store {
     }
 
     /// Marks that the agent in `pane` reported conversation `id` at `now`:
-    /// the first report after the pane's resume started proves it. Reads
+    /// the first report after the pane's resume started proves it, or a
+    /// later one of the resumed conversation after one of another. Reads
     /// first, so a pane with no resume waiting for its report costs no
     /// write.
     pub fn resume_reported(
@@ -320,8 +321,8 @@ impl Store {
         let waiting = self
             .conn
             .query_row(
-                "SELECT 1 FROM resumes WHERE pane = ?1 \
-                 AND started_at IS NOT NULL AND reported_at IS NULL",
+                "SELECT 1 FROM resumes WHERE pane = ?1 AND started_at IS NOT NULL \
+                 AND (reported_at IS NULL OR reported_id IS NOT session_id)",
                 [&key],
                 |_| Ok(()),
             )
@@ -339,7 +340,7 @@ impl Store {
     }
 
     /// The panes whose resume started at or after `since` and has neither
-    /// been reported nor ended: a scan looks for their agents' own word
+    /// been reported on its conversation nor ended: a scan looks for their agents' own word
     /// even where this run is already recorded.
     pub fn awaiting_report(
         &self,
@@ -352,7 +353,8 @@ impl Store {
             .conn
             .prepare(
                 "SELECT pane FROM resumes WHERE started_at >= ?1 \
-                 AND reported_at IS NULL AND ended_at IS NULL",
+                 AND (reported_at IS NULL OR reported_id IS NOT session_id) \
+                 AND ended_at IS NULL",
             )
             .map_err(WriteError::sqlite)?;
         let rows = stmt
@@ -398,9 +400,12 @@ pub(crate) const STARTED_UNCAPPED: &str = "UPDATE resumes SET waiting_at = ?2, s
      AND cap >= (SELECT count(*) FROM resumes AS r WHERE r.restore = resumes.restore)";
 
 /// The first report for a started pane names the conversation its agent
-/// runs.
+/// runs; a later report of the resumed conversation replaces one of
+/// another (an agent may name a fresh session a moment before it loads the
+/// resumed one).
 const REPORTED: &str = "UPDATE resumes SET reported_at = ?2, reported_id = ?3 \
-     WHERE pane = ?1 AND started_at IS NOT NULL AND reported_at IS NULL";
+     WHERE pane = ?1 AND started_at IS NOT NULL \
+     AND (reported_at IS NULL OR (reported_id IS NOT session_id AND ?3 = session_id))";
 
 #[cfg(test)]
 mod tests {
@@ -479,6 +484,10 @@ mod tests {
                 .expect("step"),
             Step::Wait
         ));
+        // A later report of another conversation changes nothing.
+        assert!(!store
+            .resume_reported(p(0), "other", UnixMillis(45))
+            .expect("reports"));
         let read = store.resumes("r").expect("reads");
         assert_eq!(read[0].reported_id.as_deref(), Some(ID));
         assert_eq!(read[0].queued.reported_at, Some(UnixMillis(40)));
@@ -497,6 +506,37 @@ mod tests {
                 .expect("step"),
             Step::NotQueued
         );
+    }
+
+    #[test]
+    fn a_report_of_another_conversation_gives_way_to_a_later_one_of_the_resumed() {
+        let mut store = Store::open_in_memory().expect("store");
+        store
+            .queue("r", 1, UnixMillis(0), &[row(0, 0)])
+            .expect("queues");
+        let p = PaneId::from_bytes([0; 16]);
+        assert_eq!(
+            store.turn_step(p, &|| UnixMillis(10), &turn).expect("step"),
+            Step::Go
+        );
+        assert!(store
+            .resume_reported(p, "fresh", UnixMillis(20))
+            .expect("reports"));
+        // Still awaited: a scan keeps looking for the agent's own word.
+        assert!(store
+            .awaiting_report(UnixMillis(0))
+            .expect("reads")
+            .contains(&p));
+        assert!(store
+            .resume_reported(p, ID, UnixMillis(30))
+            .expect("reports"));
+        let read = store.resumes("r").expect("reads");
+        assert_eq!(read[0].reported_id.as_deref(), Some(ID));
+        assert_eq!(read[0].queued.reported_at, Some(UnixMillis(30)));
+        assert!(!store
+            .awaiting_report(UnixMillis(0))
+            .expect("reads")
+            .contains(&p));
     }
 
     #[test]

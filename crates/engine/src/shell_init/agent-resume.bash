@@ -28,6 +28,8 @@ __agent_resume_agents=' @AGENT_RESUME_COMMANDS@ '
 export AGENT_RESUME_SHELL=bash
 __agent_resume_running=
 __agent_resume_armed=
+__agent_resume_alive=
+__agent_resume_trap=
 __agent_resume_kitty_launched=
 __agent_resume_kitty_pwd=
 # The directory this user's prompt files live in (private, made by init).
@@ -192,7 +194,8 @@ if __agent_resume_in_tmux; then
 fi
 
 __agent_resume_precmd() {
-  local st=$?
+  local st=$? alive=$__agent_resume_alive
+  __agent_resume_alive=
   __agent_resume_armed=
   if [ -n "$__agent_resume_running" ]; then
     __agent_resume_running=
@@ -200,7 +203,12 @@ __agent_resume_precmd() {
   fi
   __agent_resume_first
   __agent_resume_kitty_save
-  # Last: the prompt is published only once nothing else runs before it.
+  # Last: the prompt is published only once nothing else runs before it,
+  # and only while this integration's DEBUG trap marks each line.
+  if [ -n "$__agent_resume_trap" ] && [ -z "$alive" ]; then
+    [ -n "$__agent_resume_prompt_file" ] && printf -- '-\n' 2>/dev/null >>"$__agent_resume_prompt_file"
+    return 0
+  fi
   __agent_resume_publish
 }
 
@@ -255,7 +263,11 @@ if [ -n "${bash_preexec_imported-}${__bp_imported-}" ]; then
     *) preexec_functions+=(__agent_resume_preexec) ;;
   esac
 else
-  trap '[ -z "$__agent_resume_armed" ] || __agent_resume_line "$BASH_COMMAND"' DEBUG
+  # It also notes that it ran for this prompt's own hook: a trap replaced
+  # since (the user's, another tool's) stops the prompt being published,
+  # so a line it no longer marks can never look like an idle prompt.
+  trap '[ -z "$__agent_resume_armed" ] || __agent_resume_line "$BASH_COMMAND"; [ "$BASH_COMMAND" != __agent_resume_precmd ] || __agent_resume_alive=1' DEBUG
+  __agent_resume_trap=1
 fi
 case ";${PROMPT_COMMAND-};" in
   *';__agent_resume_precmd;'*) ;;

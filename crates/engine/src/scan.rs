@@ -241,20 +241,28 @@ pub fn scan(
             // The agent's own registry naming another conversation, written
             // after this run's recording (Claude's `/clear` starts a new one
             // in the same process): that one is recorded.
-            let moved = registry_id(&found, homes, started).is_some_and(|(id, written)| {
-                id != rec.session_id && written.is_some_and(|w| w.0 > rec.observed_at.0)
-            });
+            // Not while a resume of this pane waits for its proof: an agent
+            // starting may name a throwaway session first (Vibe 3.0.2's
+            // app server opens one before it loads the resumed one).
+            let waits = awaiting.contains(&p.pane);
+            let moved = !waits
+                && registry_id(&found, homes, started).is_some_and(|(id, written)| {
+                    id != rec.session_id && written.is_some_and(|w| w.0 > rec.observed_at.0)
+                });
             if this_run(&rec, found.agent, started) && !moved {
                 s.outcome = Outcome::AlreadyRecorded;
                 if awaiting.contains(&p.pane) {
                     // Recorded from the resume's argv as it started, before
                     // the agent wrote anything of its own.
+                    // Only the resumed conversation named by the agent's own
+                    // word proves it; another is not reported while the
+                    // resume waits (the watch keeps looking).
                     s.outcome = match record_id(table, &found, homes) {
-                        Some((id, _)) => {
+                        Some((id, _)) if id == rec.session_id => {
                             let _ = store.resume_reported(p.pane, &id, now);
                             Outcome::AlreadyRecorded
                         }
-                        None => Outcome::Unproven,
+                        _ => Outcome::Unproven,
                     };
                 }
                 out.push(s);
@@ -684,8 +692,22 @@ mod tests {
             "its argv, which the restore wrote, proves nothing"
         );
 
+        // The app server's throwaway session first: it neither moves the
+        // recording nor proves (or disproves) the resume.
         let active = home.join(".vibe/logs/session/active");
         std::fs::create_dir_all(&active).expect("mkdir");
+        let throwaway = "0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d";
+        std::fs::write(
+            active.join(format!("{throwaway}.lock.json")),
+            format!(r#"{{"process_id":12,"session_id":"{throwaway}"}}"#),
+        )
+        .expect("writes");
+        let early = scan(&t, &homes, &db, &panes, UnixMillis(START + 1_000)).expect("scans");
+        assert_eq!(early[0].outcome, Outcome::Unproven);
+        assert_eq!(row(&db, pane(1)).map(|r| r.session_id).as_deref(), Some(ID));
+        assert_eq!(reported(), None, "a throwaway session proves nothing");
+        std::fs::remove_file(active.join(format!("{throwaway}.lock.json"))).expect("rm");
+
         std::fs::write(
             active.join(format!("{ID}.lock.json")),
             format!(r#"{{"process_id":12,"session_id":"{ID}"}}"#),

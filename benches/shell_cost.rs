@@ -271,6 +271,13 @@ impl World {
         }
     }
 
+    /// One P9 sample: seconds until a new window's first prompt hook ran.
+    fn first_prompt(&self, shell: &str, variant: &str) -> f64 {
+        let (t, d) = self.start(shell, variant);
+        self.tmux(&["kill-pane", "-t", &t]);
+        d.as_secs_f64()
+    }
+
     /// One P8 round: seconds per line.
     fn lines(&self, shell: &str, variant: &str, round: usize) -> f64 {
         let (target, _) = self.start(shell, variant);
@@ -427,24 +434,22 @@ fn main() {
             added / trip,
             if added / trip <= 0.25 { "holds" } else { "MISSED" }
         );
-        let p9 = ratio::interleaved(
-            rounds,
-            || {
-                let (t, d) = w.start(shell, "int");
-                w.tmux(&["kill-pane", "-t", &t]);
-                d.as_secs_f64()
-            },
-            || {
-                let (t, d) = w.start(shell, "plain");
-                w.tmux(&["kill-pane", "-t", &t]);
-                d.as_secs_f64()
-            },
-        );
-        let added = p9.path.as_secs_f64() - p9.floor.as_secs_f64();
+        // P9: the start with `variant`'s line against the plain start,
+        // interleaved: (with, without, added) in seconds.
+        let starts = |variant: &str| {
+            let r = ratio::interleaved(
+                rounds,
+                || w.first_prompt(shell, variant),
+                || w.first_prompt(shell, "plain"),
+            );
+            let (path, floor) = (r.path.as_secs_f64(), r.floor.as_secs_f64());
+            (path, floor, path - floor)
+        };
+        let (path, floor, added) = starts("int");
         println!(
             "P9 {shell}: start {:.1} ms with the integration, {:.1} ms without: +{:.1} ms = {:.2} agent-resume processes (goal <= 1.5: {})",
-            p9.path.as_secs_f64() * 1e3,
-            p9.floor.as_secs_f64() * 1e3,
+            path * 1e3,
+            floor * 1e3,
             added * 1e3,
             added / version,
             if added / version <= 1.5 { "holds" } else { "MISSED" }
@@ -456,24 +461,11 @@ fn main() {
         );
         // For comparison: the `eval "$(agent-resume init …)"` line, one
         // process at every start.
-        let p9e = ratio::interleaved(
-            rounds,
-            || {
-                let (t, d) = w.start(shell, "eval");
-                w.tmux(&["kill-pane", "-t", &t]);
-                d.as_secs_f64()
-            },
-            || {
-                let (t, d) = w.start(shell, "plain");
-                w.tmux(&["kill-pane", "-t", &t]);
-                d.as_secs_f64()
-            },
-        );
-        let added = p9e.path.as_secs_f64() - p9e.floor.as_secs_f64();
+        let (path, floor, added) = starts("eval");
         println!(
             "P9 {shell} (eval line, for comparison): start {:.1} ms, {:.1} ms without: +{:.1} ms = {:.2} agent-resume processes",
-            p9e.path.as_secs_f64() * 1e3,
-            p9e.floor.as_secs_f64() * 1e3,
+            path * 1e3,
+            floor * 1e3,
             added * 1e3,
             added / version,
         );

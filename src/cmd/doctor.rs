@@ -297,28 +297,21 @@ fn shells(o: &Overrides) -> Vec<Check> {
     let mut any = false;
     for &sh in Sh::VARIANTS {
         let files = sh.rc_files(&home);
-        let needle = format!("agent-resume init {}", sh.as_str());
-        let sourced = shell_init::rc_needle(sh.shell());
         let key = format!("shell.rc.{}", sh.as_str());
-        // The README's line sources the file `enable` writes; the eval
-        // line runs `agent-resume init` at every start.
-        let found = file_with(&files, &sourced)
-            .map(|f| (f, true))
-            .or_else(|| file_with(&files, &needle).map(|f| (f, false)));
-        match found {
-            Some((f, by_file)) => {
+        match shell_init::loaded_by(&files, sh.shell()) {
+            Some((f, needle, by_file)) => {
                 any = true;
                 out.push(check(
                     key,
                     Status::Pass,
-                    format!(
-                        "{} loads `{}`",
-                        paths::show(&f),
-                        if by_file { &sourced } else { &needle }
-                    ),
+                    format!("{} loads `{needle}`", paths::show(&f)),
                 ));
                 if by_file {
-                    out.push(sourced_file(sh, enabled));
+                    out.push(shell_init::file_check(
+                        sh.shell(),
+                        enabled,
+                        &crate::cmd::init::bin(),
+                    ));
                 }
                 if sh == Sh::Bash && login == Some(Sh::Bash) && f == home.join(".bashrc") {
                     out.extend(bash_login(&home));
@@ -331,7 +324,7 @@ fn shells(o: &Overrides) -> Vec<Check> {
                         key,
                         Status::Fail,
                         format!(
-                            "{} does not load `{needle}` ({} is your login shell)",
+                            "{} does not load the integration ({} is your login shell)",
                             paths::show(&files[0]),
                             sh.as_str()
                         ),
@@ -354,40 +347,6 @@ fn shells(o: &Overrides) -> Vec<Check> {
         );
     }
     out
-}
-
-/// The file the README's line sources for `sh`: there while enabled, and
-/// this binary's script.
-fn sourced_file(sh: Sh, enabled: bool) -> Check {
-    let key = format!("shell.file.{}", sh.as_str());
-    let shown = shell_init::file(sh.shell())
-        .map(|p| paths::show(&p))
-        .unwrap_or_default();
-    match (
-        shell_init::file_state(sh.shell(), &crate::cmd::init::bin()),
-        enabled,
-    ) {
-        (shell_init::FileState::Current, _) => {
-            check(key, Status::Pass, format!("{shown} is this agent-resume's"))
-        }
-        (shell_init::FileState::Missing, false) => check(
-            key,
-            Status::Pass,
-            format!("{shown} is absent: the feature is off, shells load nothing"),
-        ),
-        (shell_init::FileState::Missing, true) => check(
-            key,
-            Status::Fail,
-            format!("{shown} is missing: new shells load no integration"),
-        )
-        .fix("agent-resume enable"),
-        (shell_init::FileState::Stale, _) => check(
-            key,
-            Status::Fail,
-            format!("{shown} was written by another agent-resume (or another path)"),
-        )
-        .fix("agent-resume enable"),
-    }
 }
 
 /// tmux starts bash as a login shell, which reads the first of

@@ -19,20 +19,13 @@ pub fn run(_args: Args, o: &Overrides, on: bool) -> Result<ExitCode> {
     println!("agent-resume: {word} (in {})", paths::show(&path));
     // The files `init <shell> --rc-line` sources: there while enabled, so
     // a shell start with the feature off loads (and runs) nothing.
-    if on {
-        match agent_resume_engine::shell_init::write_files(&crate::cmd::init::bin()) {
-            Ok(written) => {
-                if let Some(dir) = written.first().and_then(|p| p.parent()) {
-                    println!(
-                        "agent-resume: shell integration files in {}",
-                        paths::show(dir)
-                    );
-                }
-            }
-            Err(e) => eprintln!("agent-resume: the shell integration files were not written ({e})"),
-        }
-    } else {
-        agent_resume_engine::shell_init::remove_files();
+    match agent_resume_engine::shell_init::follow_gate(on, &crate::cmd::init::bin()) {
+        Ok(Some(dir)) => println!(
+            "agent-resume: shell integration files in {}",
+            paths::show(&dir)
+        ),
+        Ok(None) => {}
+        Err(e) => eprintln!("agent-resume: the shell integration files were not written ({e})"),
     }
     let env = config::env_value();
     let g = gate(env.as_deref(), Some(on));

@@ -54,17 +54,8 @@ fn shell_of(target: Target) -> Option<agent_resume_core::Shell> {
 
 /// `init <shell> --rc-line`: the line for the shell's startup file.
 pub fn rc_line(target: Target) -> anyhow::Result<String> {
-    let shell =
-        shell_of(target).ok_or_else(|| anyhow::anyhow!("--rc-line is for bash, zsh and fish"))?;
-    let file = shell_init::file(shell)
-        .ok_or_else(|| anyhow::anyhow!("no data directory (set HOME or XDG_DATA_HOME)"))?;
-    let line = shell_init::rc_line(shell, &file).ok_or_else(|| {
-        anyhow::anyhow!(
-            "the path {} cannot be written into a startup file exactly",
-            crate::paths::show(&file)
-        )
-    })?;
-    Ok(format!("{line}\n"))
+    let shell = shell_of(target).unwrap_or(agent_resume_core::Shell::Sh);
+    Ok(shell_init::startup_line(shell)?)
 }
 
 /// The script for `target`, with the binary path and command words filled in.
@@ -76,12 +67,12 @@ pub fn script(target: Target) -> anyhow::Result<String> {
             _ => Ok(tmux_hooks()),
         };
     };
-    // The private directory prompts are published in (made when missing);
-    // none, and no prompt is ever published, when it is not private.
+    // The private directory prompts are published in, named only: a shell
+    // start makes nothing (`enable` and a tmux server's start make it).
     Ok(shell_init::script(
         shell,
         &bin(),
-        shell_init::prompt_dir().as_deref(),
+        shell_init::prompt_path().as_deref(),
     ))
 }
 
@@ -100,10 +91,7 @@ pub fn script(target: Target) -> anyhow::Result<String> {
 fn kitty_conf() -> anyhow::Result<String> {
     let dir = crate::paths::state()?.join("kitty");
     let listen_on = agent_resume_kitty::listen_on_line(&dir)?;
-    let bin = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.into_os_string().into_string().ok())
-        .unwrap_or_default();
+    let bin = bin();
     let startup = agent_resume_kitty::start::startup_line(&dir, &bin)?;
     let watcher = agent_resume_kitty::watcher::watcher_line(&dir, &bin)?;
     Ok(format!(
@@ -153,9 +141,7 @@ const START_QUIET_SECS: u32 = 60;
 /// deadline. A burst of events starts one save; the restore saves once
 /// itself.
 fn tmux_hooks() -> String {
-    let bin = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.into_os_string().into_string().ok())
+    let bin = Some(bin())
         .filter(|p| {
             p.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))

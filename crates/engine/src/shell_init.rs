@@ -38,12 +38,46 @@ pub const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 /// (`agent_resume_tmux::Prompts`).
 pub const PROMPT_DIR: &str = "prompt";
 
-/// The private prompt directory, `$XDG_STATE_HOME/agent-resume/prompt`,
-/// made when missing; `None` when it is not private (no prompt is then
-/// ever published, and no restore types into a pane).
+/// The private prompt directory's path,
+/// `$XDG_STATE_HOME/agent-resume/prompt`: nothing is made or read (a
+/// shell start and `doctor` only name it).
+pub fn prompt_path() -> Option<PathBuf> {
+    Some(paths::state().ok()?.join(PROMPT_DIR))
+}
+
+/// The private prompt directory, made when missing (by `enable`, and by a
+/// tmux server's start with the feature on); `None` when it is not
+/// private: no prompt is then ever published, and no restore types into a
+/// pane.
 pub fn prompt_dir() -> Option<PathBuf> {
-    let dir = paths::state().ok()?.join(PROMPT_DIR);
+    let dir = prompt_path()?;
     private_dir::ensure(&dir).ok().map(|()| dir)
+}
+
+/// Why [`startup_line`] has no line.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineError {
+    /// A shell without an integration.
+    #[error("--rc-line is for bash, zsh and fish")]
+    NoIntegration,
+    /// Neither `XDG_DATA_HOME` nor `HOME` names the data directory.
+    #[error("no data directory (set HOME or XDG_DATA_HOME)")]
+    NoDataDir,
+    /// The file's path cannot be quoted for the shells.
+    #[error("the path {0} cannot be written into a startup file exactly")]
+    Unquotable(String),
+}
+
+/// The startup-file line for `shell` ([`rc_line`] of its [`file`]), with
+/// its newline.
+pub fn startup_line(shell: Shell) -> Result<String, LineError> {
+    if !SHELLS.contains(&shell) {
+        return Err(LineError::NoIntegration);
+    }
+    let file = file(shell).ok_or(LineError::NoDataDir)?;
+    let line = rc_line(shell, &file).ok_or_else(|| LineError::Unquotable(paths::show(&file)))?;
+    Ok(format!("{line}\n"))
 }
 
 /// The script for `shell`, running `bin`, publishing prompts in `prompts`.
@@ -142,6 +176,19 @@ pub fn rc_needle(shell: Shell) -> String {
     format!("agent-resume/shell/agent-resume.{}", shell.as_str())
 }
 
+/// The first of `files` (a shell's startup files) that loads `shell`'s
+/// integration, the words it loads it by, and whether through the
+/// sourced [`file()`] (the README's line) rather than `eval "$(agent-resume
+/// init …)"`.
+pub fn loaded_by(files: &[PathBuf], shell: Shell) -> Option<(PathBuf, String, bool)> {
+    let sourced = rc_needle(shell);
+    if let Some(f) = crate::check::file_with(files, &sourced) {
+        return Some((f, sourced, true));
+    }
+    let eval = format!("agent-resume init {}", shell.as_str());
+    crate::check::file_with(files, &eval).map(|f| (f, eval, false))
+}
+
 /// What [`file()`] holds for `shell` against what this binary writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileState {
@@ -159,7 +206,7 @@ pub fn file_state(shell: Shell, bin: &str) -> FileState {
         return FileState::Missing;
     };
     match std::fs::read_to_string(&path) {
-        Ok(text) if text == script(shell, bin, prompt_dir().as_deref()) => FileState::Current,
+        Ok(text) if text == script(shell, bin, prompt_path().as_deref()) => FileState::Current,
         Ok(_) => FileState::Stale,
         Err(_) => FileState::Missing,
     }
@@ -198,6 +245,51 @@ pub fn write_files(bin: &str) -> io::Result<Vec<PathBuf>> {
     Ok(written)
 }
 
+/// `doctor`'s check of the file the README's line sources for `shell`
+/// (only read): there while the feature is `enabled`, and this binary's
+/// script.
+pub fn file_check(shell: Shell, enabled: bool, bin: &str) -> crate::check::Check {
+    use crate::check::{Check, Status};
+    let key = format!("shell.file.{}", shell.as_str());
+    let shown = file(shell).map(|p| paths::show(&p)).unwrap_or_default();
+    match (file_state(shell, bin), enabled) {
+        (FileState::Current, _) => {
+            Check::new(key, Status::Pass, format!("{shown} is this agent-resume's"))
+        }
+        (FileState::Missing, false) => Check::new(
+            key,
+            Status::Pass,
+            format!("{shown} is absent: the feature is off, shells load nothing"),
+        ),
+        (FileState::Missing, true) => Check::new(
+            key,
+            Status::Fail,
+            format!("{shown} is missing: new shells load no integration"),
+        )
+        .fix("agent-resume enable"),
+        (FileState::Stale, _) => Check::new(
+            key,
+            Status::Fail,
+            format!("{shown} was written by another agent-resume (or another path)"),
+        )
+        .fix("agent-resume enable"),
+    }
+}
+
+/// What `enable` (`on`) and `disable` do to the files: writes them, or
+/// removes them. The directory written, if any.
+pub fn follow_gate(on: bool, bin: &str) -> io::Result<Option<PathBuf>> {
+    if on {
+        Ok(write_files(bin)?
+            .first()
+            .and_then(|p| p.parent())
+            .map(Path::to_owned))
+    } else {
+        remove_files();
+        Ok(None)
+    }
+}
+
 /// Removes every shell's file: a startup file's [`rc_line`] then loads
 /// nothing. The paths removed.
 pub fn remove_files() -> Vec<PathBuf> {
@@ -230,6 +322,14 @@ mod tests {
             script(Shell::Bash, "/x", None).starts_with("if [ \"${AGENT_RESUME-}\" != 0 ]; then\n")
         );
         assert!(script(Shell::Zsh, "/x", None).contains("_agent_resume_prompts=''"));
+    }
+
+    #[test]
+    fn only_a_shell_with_an_integration_has_a_startup_line() {
+        assert!(matches!(
+            startup_line(Shell::Sh),
+            Err(LineError::NoIntegration)
+        ));
     }
 
     #[test]

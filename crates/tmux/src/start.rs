@@ -155,6 +155,9 @@ fn start_inner(
     if !settings::gate_quiet(o).enabled {
         return Ok(Started::Disabled);
     }
+    // The shells' private prompt directory (also for a feature turned on
+    // by the environment alone, which `enable` never saw).
+    let _ = agent_resume_engine::shell_init::prompt_dir();
     // Held to the end: a `tmux restore` making this server finishes first.
     let _lock = lock(o);
     if settings::restore_settings(o).mode == RestoreMode::Manual {

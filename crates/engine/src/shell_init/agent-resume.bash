@@ -32,7 +32,7 @@ __agent_resume_alive=
 __agent_resume_trap=
 __agent_resume_kitty_launched=
 __agent_resume_kitty_pwd=
-# The directory this user's prompt files live in (private, made by init).
+# The directory this user's prompt files live in (private, made by `agent-resume enable` or a tmux server's start).
 __agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
 case ":${HISTIGNORE-}:" in

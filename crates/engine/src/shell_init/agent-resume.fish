@@ -42,7 +42,7 @@ set -gx AGENT_RESUME_SHELL fish
 set -g __agent_resume_running
 set -g __agent_resume_kitty_launched
 set -g __agent_resume_kitty_pwd
-# The directory this user's prompt files live in (private, made by init).
+# The directory this user's prompt files live in (private, made by `agent-resume enable` or a tmux server's start).
 set -g __agent_resume_prompts @AGENT_RESUME_PROMPTS@
 
 function __agent_resume_has_pane

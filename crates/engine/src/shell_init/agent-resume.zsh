@@ -29,7 +29,7 @@ export AGENT_RESUME_SHELL=zsh
 typeset -g _agent_resume_running=
 typeset -g _agent_resume_kitty_launched=
 typeset -g _agent_resume_kitty_pwd=
-# The directory this user's prompt files live in (private, made by init).
+# The directory this user's prompt files live in (private, made by `agent-resume enable` or a tmux server's start).
 typeset -g _agent_resume_prompts=@AGENT_RESUME_PROMPTS@
 
 _agent_resume_history() {

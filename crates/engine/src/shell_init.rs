@@ -69,7 +69,7 @@ pub enum LineError {
     Unquotable(String),
 }
 
-/// The startup-file line for `shell` ([`rc_line`] of its [`file`]), with
+/// The startup-file line for `shell` ([`rc_line`] of its [`file()`]), with
 /// its newline.
 pub fn startup_line(shell: Shell) -> Result<String, LineError> {
     if !SHELLS.contains(&shell) {
